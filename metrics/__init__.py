@@ -1,0 +1,1 @@
+"""evaluate metric modules shipped with nlgmetrics (folders: <name>/<name>.py + README.md)."""

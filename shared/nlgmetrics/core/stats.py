@@ -1,0 +1,226 @@
+"""Statistics for meta-evaluation and for the metrics themselves: Pearson, Spearman, Kendall
+tau-b, the WMT DARR tau-like, bootstrap confidence intervals, system-level correlation,
+Dunning's G2 and classical multidimensional scaling.
+
+Correlations of a constant vector are undefined and return ``nan`` (as scipy does)."""
+from __future__ import annotations
+
+import math
+from typing import Callable, Dict, Hashable, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+
+def _pair(x: Sequence[float], y: Sequence[float]) -> Tuple[np.ndarray, np.ndarray]:
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"need two 1-D sequences of equal length, got {a.shape} and {b.shape}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError("inputs contain NaN or infinite values")
+    return a, b
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float:
+    a, b = _pair(x, y)
+    if len(a) < 2:
+        return float("nan")
+    a, b = a - a.mean(), b - b.mean()
+    denom = math.sqrt(float((a * a).sum()) * float((b * b).sum()))
+    return float((a * b).sum() / denom) if denom > 0 else float("nan")
+
+
+def rankdata(x: Sequence[float]) -> np.ndarray:
+    """Average ranks (1-based), ties share the mean of their positions."""
+    a = np.asarray(x, dtype=float)
+    order = np.argsort(a, kind="mergesort")
+    sorted_a = a[order]
+    ranks = np.empty(len(a), dtype=float)
+    start = 0
+    n = len(a)
+    while start < n:
+        stop = start + 1
+        while stop < n and sorted_a[stop] == sorted_a[start]:
+            stop += 1
+        ranks[order[start:stop]] = (start + stop + 1) / 2.0
+        start = stop
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    a, b = _pair(x, y)
+    return pearson(rankdata(a), rankdata(b))
+
+
+def _tie_pairs(values: np.ndarray) -> int:
+    _, counts = np.unique(values, return_counts=True, axis=0)
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _count_inversions(seq: np.ndarray) -> int:
+    """Pairs i < j with seq[i] > seq[j] (strict), via a Fenwick tree over dense ranks."""
+    _, dense = np.unique(seq, return_inverse=True)
+    size = int(dense.max()) + 2 if len(dense) else 1
+    tree = [0] * size
+    inversions = 0
+    seen = 0
+    for r in dense.tolist():
+        # count previous elements with rank <= r
+        i, le = r + 1, 0
+        while i > 0:
+            le += tree[i]
+            i -= i & -i
+        inversions += seen - le
+        i = r + 1
+        while i < size:
+            tree[i] += 1
+            i += i & -i
+        seen += 1
+    return inversions
+
+
+def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
+    """Kendall tau-b in O(n log n) (Knight's method)."""
+    a, b = _pair(x, y)
+    n = len(a)
+    if n < 2:
+        return float("nan")
+    order = np.lexsort((b, a))
+    a, b = a[order], b[order]
+    n0 = n * (n - 1) // 2
+    n1 = _tie_pairs(a)
+    n2 = _tie_pairs(b)
+    n3 = _tie_pairs(np.stack([a, b], axis=1))
+    swaps = _count_inversions(b)
+    # pairs tied in x are sorted by y, so they add no inversions
+    concordant_minus_discordant = n0 - n1 - n2 + n3 - 2 * swaps
+    denom = math.sqrt(float(n0 - n1) * float(n0 - n2))
+    return float(concordant_minus_discordant / denom) if denom > 0 else float("nan")
+
+
+def darr_tau(better: Sequence[float], worse: Sequence[float]) -> float:
+    """WMT DARR Kendall tau-like: (Concordant - Discordant) / (Concordant + Discordant) over
+    human (better, worse) pairs; a metric tie counts as discordant."""
+    a, b = _pair(better, worse)
+    if len(a) == 0:
+        return float("nan")
+    concordant = int((a > b).sum())
+    discordant = len(a) - concordant
+    return (concordant - discordant) / (concordant + discordant)
+
+
+def darr_pairs(groups: Iterable[Sequence[Tuple[float, float]]], threshold: float = 25.0
+               ) -> Tuple[List[float], List[float]]:
+    """Build DARR pairs: within each group (the outputs of one source segment) as
+    ``(human_raw, metric)`` tuples, two outputs form a pair when their raw human scores differ
+    by at least ``threshold``. Returns the metric scores of the better and the worse sides."""
+    better, worse = [], []
+    for group in groups:
+        items = list(group)
+        for i in range(len(items)):
+            for j in range(i + 1, len(items)):
+                (hi, mi), (hj, mj) = items[i], items[j]
+                if abs(hi - hj) >= threshold:
+                    if hi > hj:
+                        better.append(mi); worse.append(mj)
+                    else:
+                        better.append(mj); worse.append(mi)
+    return better, worse
+
+
+CORRELATIONS: Dict[str, Callable[[Sequence[float], Sequence[float]], float]] = {
+    "pearson": pearson, "spearman": spearman, "kendall": kendall_tau_b}
+
+
+def system_level(metric: Sequence[float], human: Sequence[float], systems: Sequence[Hashable]
+                 ) -> Tuple[List[float], List[float]]:
+    """Mean metric and mean human score per system (systems in first-seen order)."""
+    sums: Dict[Hashable, List[float]] = {}
+    for m, h, s in zip(metric, human, systems):
+        acc = sums.setdefault(s, [0.0, 0.0, 0])
+        acc[0] += m; acc[1] += h; acc[2] += 1
+    return [v[0] / v[2] for v in sums.values()], [v[1] / v[2] for v in sums.values()]
+
+
+def system_correlation(metric: Sequence[float], human: Sequence[float], systems: Sequence[Hashable],
+                       method: str = "pearson") -> float:
+    m, h = system_level(metric, human, systems)
+    return CORRELATIONS[method](m, h)
+
+
+def bootstrap_ci(statistic: Callable[..., float], *arrays: Sequence, n_resamples: int = 1000,
+                 confidence: float = 0.95, seed: int = 0) -> Tuple[float, float]:
+    """Percentile bootstrap CI of ``statistic(*arrays)``, resampling rows of all arrays jointly.
+    Resamples where the statistic is undefined (nan) are dropped."""
+    cols = [np.asarray(a, dtype=object) for a in arrays]
+    n = len(cols[0])
+    if any(len(c) != n for c in cols):
+        raise ValueError("all arrays must have the same length")
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(n_resamples):
+        idx = rng.integers(0, n, n)
+        v = statistic(*[c[idx].tolist() for c in cols])
+        if v == v:
+            values.append(v)
+    if not values:
+        return float("nan"), float("nan")
+    tail = (1 - confidence) / 2 * 100
+    lo, hi = np.percentile(values, [tail, 100 - tail])
+    return float(lo), float(hi)
+
+
+# --- multinomial distances and scaling (TextEval) ---------------------------------------
+
+def g2(counts_a: Sequence[float], counts_b: Sequence[float]) -> float:
+    """Dunning's log-likelihood ratio G2 of the 2 x k table (rows a, b): 2 sum O ln(O/E);
+    zero cells contribute 0; columns empty in both rows are ignored."""
+    table = np.asarray([counts_a, counts_b], dtype=float)
+    if table.ndim != 2 or table.shape[0] != 2:
+        raise ValueError("need two count vectors of equal length")
+    if (table < 0).any():
+        raise ValueError("counts must be non-negative")
+    table = table[:, table.sum(axis=0) > 0]
+    total = table.sum()
+    if total == 0 or table.shape[1] == 0:
+        return 0.0
+    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / total
+    mask = table > 0
+    return float(max(0.0, 2.0 * (table[mask] * np.log(table[mask] / expected[mask])).sum()))
+
+
+def g2_neg_log_p(g2_value: float, df: int) -> float:
+    """-ln p of ``g2_value`` under chi-square with ``df`` degrees of freedom (0 when df < 1)."""
+    from scipy.stats import chi2
+
+    if df < 1:
+        return 0.0
+    logp = float(chi2.logsf(g2_value, df))
+    return -logp if math.isfinite(logp) else float("inf")
+
+
+def classical_mds_1d(distances: np.ndarray) -> Tuple[np.ndarray, float]:
+    """Classical (Torgerson) MDS to one dimension. Returns coordinates and the r2 of the
+    pairwise distances explained by the 1-D scale (squared Pearson of |x_i - x_j| with d_ij
+    over pairs; 1.0 when all distances are equal and zero). Negative eigenvalues are clipped."""
+    d = np.asarray(distances, dtype=float)
+    n = d.shape[0]
+    if d.shape != (n, n):
+        raise ValueError("distances must be a square matrix")
+    if n == 0:
+        return np.zeros(0), float("nan")
+    if n == 1:
+        return np.zeros(1), float("nan")
+    j = np.eye(n) - np.ones((n, n)) / n
+    b = -0.5 * j @ (d ** 2) @ j
+    vals, vecs = np.linalg.eigh((b + b.T) / 2)
+    lam = max(float(vals[-1]), 0.0)
+    x = math.sqrt(lam) * vecs[:, -1]
+    iu = np.triu_indices(n, 1)
+    fitted = np.abs(x[:, None] - x[None, :])[iu]
+    observed = d[iu]
+    if np.allclose(observed, observed[0]) and np.allclose(fitted, fitted[0]):
+        r2 = 1.0
+    else:
+        r = pearson(fitted, observed)
+        r2 = float(r * r) if r == r else 0.0
+    return x, r2

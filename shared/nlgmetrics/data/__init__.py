@@ -1,0 +1,1 @@
+"""Small data shipped with the package (lexicons, trained heads), each with its licence."""
