@@ -1,0 +1,1 @@
+"""Scripts that rebuild the shipped data (trained heads, lexicons, weights): python -m nlgmetrics.training.<name>."""
