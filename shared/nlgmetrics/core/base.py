@@ -115,6 +115,9 @@ class Scorer(abc.ABC):
     multi_reference: ClassVar[bool] = False
     #: small example used by ``nlgmetrics demo`` and the Spaces (predictions/references/sources)
     demo_inputs: ClassVar[Dict[str, List[Any]]] = {}
+    #: constructor options with which the metric runs offline from registry packages
+    #: (``nlgmetrics demo`` uses them); ``None`` when it cannot run offline by default
+    demo_options: ClassVar[Optional[Dict[str, Any]]] = {}
 
     def __init__(self, *, quiet: bool = False) -> None:
         self.quiet = quiet
