@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import List, Sequence, Union
+from typing import List, Sequence, Tuple, Union
 
 Refs = Union[str, Sequence[str]]
 
@@ -58,19 +58,78 @@ def meteor_tokenize(text: str) -> List[str]:
     return _WORD.findall(text.lower())
 
 
-def sentence_meteor(hyp: str, ref: Refs) -> float:
-    """nltk METEOR (exact, Porter stem, WordNet synonym stages; alpha 0.9, beta 3, gamma 0.5),
-    0-1; with several references the best is taken. Empty hypothesis or reference gives 0."""
-    from nltk.translate.meteor_score import meteor_score
+@functools.lru_cache(maxsize=1)
+def _stemmer():
+    from nltk.stem.porter import PorterStemmer
 
+    return PorterStemmer()
+
+
+@functools.lru_cache(maxsize=100_000)
+def _stem(word: str) -> str:
+    return _stemmer().stem(word)
+
+
+@functools.lru_cache(maxsize=100_000)
+def wordnet_synonyms(word: str) -> frozenset:
+    """Lemma names (lowercase, single words) of every WordNet synset of ``word``."""
     from .resources import wordnet
 
-    wn = wordnet()
-    hyp_toks = meteor_tokenize(hyp)
-    ref_toks = [meteor_tokenize(r) for r in _refs(ref)]
-    if not hyp_toks or not any(ref_toks):
+    return frozenset(lemma.name().lower() for synset in wordnet().synsets(word)
+                     for lemma in synset.lemmas() if "_" not in lemma.name()) | {word}
+
+
+def meteor_align(hyp: Sequence[str], ref: Sequence[str], *, stem: bool = True,
+                 synonyms: bool = True) -> List[Tuple[int, int, str]]:
+    """METEOR's staged one-to-one alignment: exact, then Porter stem, then WordNet synonym
+    (the two surface words share a synset). Within a stage each hypothesis word, left to
+    right, takes the free reference word nearest its position. Returns (i, j, stage)."""
+    stages = [("exact", lambda a, b: a == b)]
+    if stem:
+        stages.append(("stem", lambda a, b: _stem(a) == _stem(b)))
+    if synonyms:
+        stages.append(("synonym", lambda a, b: b in wordnet_synonyms(a) or a in wordnet_synonyms(b)))
+    free_h, free_r = set(range(len(hyp))), set(range(len(ref)))
+    matches: List[Tuple[int, int, str]] = []
+    for stage, same in stages:
+        for i in sorted(free_h):
+            cands = [j for j in free_r if same(hyp[i], ref[j])]
+            if cands:
+                j = min(cands, key=lambda j: (abs(j - i), j))
+                matches.append((i, j, stage))
+                free_h.discard(i)
+                free_r.discard(j)
+    return sorted(matches)
+
+
+def meteor_from_alignment(n_hyp: int, n_ref: int, matches: Sequence[Tuple[int, int, str]], *,
+                          alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5) -> float:
+    """Fmean * (1 - gamma * (chunks / matches) ** beta), as nltk and METEOR 1.0 compute it."""
+    m = len(matches)
+    if m == 0 or n_hyp == 0 or n_ref == 0:
         return 0.0
-    return float(meteor_score([r for r in ref_toks if r], hyp_toks, wordnet=wn))
+    precision, recall = m / n_hyp, m / n_ref
+    fmean = precision * recall / (alpha * precision + (1 - alpha) * recall)
+    pairs = sorted((i, j) for i, j, _ in matches)
+    chunks = 1 + sum(1 for (i0, j0), (i1, j1) in zip(pairs, pairs[1:]) if not (i1 == i0 + 1 and j1 == j0 + 1))
+    return fmean * (1 - gamma * (chunks / m) ** beta)
+
+
+def sentence_meteor(hyp: str, ref: Refs) -> float:
+    """METEOR (exact, Porter stem and WordNet synonym stages; alpha 0.9, beta 3, gamma 0.5 as
+    in nltk), 0-1, on lowercased regex tokens; the best over several references. Empty
+    hypothesis or reference gives 0.
+
+    nltk's WordNet, stemmer and formula are used; the matcher is our own because nltk's
+    synonym stage looks up the Porter *stems* left over by its stem stage (``automobil``), so
+    ``automobile``/``car`` never match there."""
+    hyp_toks = meteor_tokenize(hyp)
+    best = 0.0
+    for r in _refs(ref):
+        ref_toks = meteor_tokenize(r)
+        score = meteor_from_alignment(len(hyp_toks), len(ref_toks), meteor_align(hyp_toks, ref_toks))
+        best = max(best, score)
+    return best
 
 
 def corpus_sentence_scores(fn, hyps: Sequence[str], refs: Sequence[Refs]) -> List[float]:

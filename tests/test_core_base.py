@@ -1,0 +1,92 @@
+"""Input validation shared by all metrics, MetricResult, signatures, the reduce contract."""
+import json
+import math
+from typing import List
+
+import pytest
+
+from nlgmetrics.core.base import Inputs, Record, Scorer, mean_reduce, sort_records, validate_inputs
+from nlgmetrics.core.lexical import sentence_chrf
+from nlgmetrics.core.result import MetricResult, make_signature
+
+
+class ChrfScorer(Scorer):
+    """A toy scorer over the core, to test the base class."""
+
+    name = "toy-chrf"
+
+    def score_segments(self, inputs: Inputs) -> List[Record]:
+        return [{"id": i, "score": sentence_chrf(h, r), "length": len(h)}
+                for i, h, r in zip(inputs.ids, inputs.predictions, inputs.references)]
+
+    def reduce(self, records: List[Record]) -> MetricResult:
+        return mean_reduce(self, records)
+
+    @property
+    def signature(self) -> str:
+        return make_signature(self.name, "0.0", base="chrf", lower=False)
+
+
+def test_score_and_reduce_in_any_order():
+    s = ChrfScorer()
+    hyps, refs = ["the cat sat", "a dog", ""], ["the cat sat", "the dog", "nothing"]
+    result = s.score(hyps, refs)
+    assert result.scores[0] == pytest.approx(100.0)
+    assert result.scores[2] == 0.0
+    assert result.score == pytest.approx(sum(result.scores) / 3)
+    assert result.details[1] == {"id": 1, "length": 5}
+    records = s.score_segments(s.validate(hyps, refs))
+    shuffled = s.reduce(list(reversed(records)))
+    assert shuffled.scores == result.scores
+    with pytest.raises(ValueError, match="appears twice"):
+        s.reduce(records + records[:1])
+    assert "toy-chrf" in str(result) and result.signature == "toy-chrf|base:chrf|lower:no|v:0.0"
+
+
+@pytest.mark.parametrize("preds, refs, message", [
+    ("a single string", ["x"], "not a single str"),
+    (["a", None], ["x", "y"], r"predictions\[1\] is None"),
+    (["a", 3], ["x", "y"], r"predictions\[1\] must be a str"),
+    (["a", "b"], ["x"], "equal lengths"),
+    (["a"], ["x", "y"], "equal lengths"),
+    (["a"], [None], r"references\[0\] is None"),
+    (["a"], None, "references are required"),
+    ({"a": 1}, ["x"], "list of strings"),
+])
+def test_bad_input_is_a_clear_value_error(preds, refs, message):
+    with pytest.raises(ValueError, match=message):
+        ChrfScorer().score(preds, refs)
+
+
+def test_empty_corpus_and_unwanted_sources():
+    with pytest.raises(ValueError, match="predictions is empty"):
+        ChrfScorer().score([], [])
+    with pytest.raises(ValueError, match="takes no sources"):
+        ChrfScorer().score(["a"], ["b"], ["c"])
+
+
+def test_multi_reference_validation():
+    inp = validate_inputs(["a", "b"], [["x", "y"], "z"], multi_reference=True)
+    assert inp.references == [["x", "y"], "z"]
+    with pytest.raises(ValueError, match=r"references\[0\] is an empty list"):
+        validate_inputs(["a"], [[]], multi_reference=True)
+    with pytest.raises(ValueError, match=r"references\[0\]\[1\]"):
+        validate_inputs(["a"], [["x", None]], multi_reference=True)
+
+
+def test_tuples_and_numpy_arrays_are_accepted():
+    np = pytest.importorskip("numpy")
+    result = ChrfScorer().score(("a b", "c"), np.array(["a b", "c"]))
+    assert result.scores == [100.0, 100.0]
+
+
+def test_result_json_has_no_nan():
+    r = MetricResult("m", [1.0, float("nan")], float("nan"), "m|v:1", [{}, {}])
+    payload = json.loads(r.to_json())
+    assert payload["score"] is None and payload["scores"] == [1.0, None]
+    assert "scores" not in r.to_dict(segments=False)
+    assert math.isnan(r.score) and len(r) == 2
+
+
+def test_sort_records():
+    assert [r["id"] for r in sort_records([{"id": 2}, {"id": 0}, {"id": 1}])] == [0, 1, 2]

