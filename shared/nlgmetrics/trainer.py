@@ -24,8 +24,8 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: Optional[List[str]]
     ``metric`` is a metric name (``"sam"``), a core scorer, or an ``evaluate`` module loaded from
     ``nlgmetrics.metric_path``. Predictions and labels are decoded (``-100`` replaced by the
     pad id); ``sources`` are the evaluation set's sources, in order, for metrics that use them.
-    Returns plain floats: the corpus score and the mean of each numeric detail field is not
-    included (keep logs small).
+    The returned dict holds one plain float, the corpus score, under ``prefix`` (default: the
+    metric's name); the Trainer logs it as ``eval_<prefix>``.
     """
     import nlgmetrics
 

@@ -1,0 +1,104 @@
+"""compute_metrics_fn inside a real Seq2SeqTrainer.evaluate() with a tiny local model."""
+import math
+from typing import List
+
+import numpy as np
+import pytest
+import torch
+
+import nlgmetrics
+from nlgmetrics.core.base import Inputs, Record, Scorer, mean_reduce
+from nlgmetrics.core.lexical import sentence_chrf
+from nlgmetrics.core.models import lite_encoder_path
+from nlgmetrics.core.result import MetricResult, make_signature
+from nlgmetrics.trainer import _decode
+
+
+class SourceAwareChrf(Scorer):
+    """chrF of the hypothesis against the reference, recording the source it was given."""
+
+    name = "chrf-src"
+    sources_mode = "optional"
+    calls: List[Inputs] = []
+
+    def score_segments(self, inputs: Inputs) -> List[Record]:
+        type(self).calls.append(inputs)
+        return [{"id": i, "score": sentence_chrf(h, r)}
+                for i, h, r in zip(inputs.ids, inputs.predictions, inputs.references)]
+
+    def reduce(self, records: List[Record]) -> MetricResult:
+        return mean_reduce(self, records)
+
+    @property
+    def signature(self) -> str:
+        return make_signature(self.name, "0")
+
+
+@pytest.fixture(scope="module")
+def tiny_seq2seq(tmp_path_factory):
+    from transformers import AutoTokenizer, BartConfig, BartForConditionalGeneration
+
+    tok = AutoTokenizer.from_pretrained(lite_encoder_path())
+    torch.manual_seed(0)
+    config = BartConfig(vocab_size=tok.vocab_size, d_model=16, encoder_layers=1, decoder_layers=1,
+                        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=32,
+                        decoder_ffn_dim=32, max_position_embeddings=64, pad_token_id=tok.pad_token_id,
+                        bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id,
+                        decoder_start_token_id=tok.cls_token_id, forced_eos_token_id=None)
+    model = BartForConditionalGeneration(config)
+    path = tmp_path_factory.mktemp("tiny-bart")
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+def test_decode_replaces_label_padding():
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(lite_encoder_path())
+    ids = tok(["hello world"])["input_ids"][0]
+    labels = np.array([ids + [-100, -100]])
+    assert _decode(tok, labels) == ["hello world"]
+
+
+def test_compute_metrics_in_seq2seq_trainer(tiny_seq2seq, tmp_path):
+    from datasets import Dataset
+    from transformers import (AutoTokenizer, BartForConditionalGeneration, DataCollatorForSeq2Seq,
+                              Seq2SeqTrainer, Seq2SeqTrainingArguments)
+
+    tok = AutoTokenizer.from_pretrained(tiny_seq2seq)
+    model = BartForConditionalGeneration.from_pretrained(tiny_seq2seq)
+    sources = ["the cat sat on the mat", "a dog barked", "it rains in paris today", "hello"]
+    targets = ["le chat", "un chien aboie", "il pleut a paris", "bonjour"]
+
+    def encode(batch):
+        enc = tok(batch["src"], truncation=True, max_length=32)
+        enc["labels"] = tok(text_target=batch["tgt"], truncation=True, max_length=32)["input_ids"]
+        return enc
+
+    data = Dataset.from_dict({"src": sources, "tgt": targets}).map(encode, batched=True, remove_columns=["src", "tgt"])
+    args = Seq2SeqTrainingArguments(output_dir=str(tmp_path), per_device_eval_batch_size=3,
+                                    predict_with_generate=True, generation_max_length=8,
+                                    report_to=[], use_cpu=True, disable_tqdm=True)
+    SourceAwareChrf.calls.clear()
+    scorer = SourceAwareChrf()
+    trainer = Seq2SeqTrainer(model=model, args=args, eval_dataset=data, processing_class=tok,
+                             data_collator=DataCollatorForSeq2Seq(tok, model=model),
+                             compute_metrics=nlgmetrics.compute_metrics_fn(scorer, tok, sources=sources))
+    metrics = trainer.evaluate()
+    assert isinstance(metrics["eval_chrf-src"], float) and math.isfinite(metrics["eval_chrf-src"])
+    seen = SourceAwareChrf.calls[-1]
+    assert seen.references == targets  # labels decoded with -100 replaced
+    assert seen.sources == sources
+    # the hook's number is the scorer's own corpus score on the same decoded predictions
+    assert metrics["eval_chrf-src"] == pytest.approx(scorer.score(seen.predictions, targets, sources).score)
+
+
+def test_sources_length_mismatch_is_clear(tiny_seq2seq):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_seq2seq)
+    fn = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), tok, sources=["only one"])
+    ids = np.array(tok(["a b", "c d"], padding=True)["input_ids"])
+    with pytest.raises(ValueError, match="sources has 1 items"):
+        fn((ids, ids))
