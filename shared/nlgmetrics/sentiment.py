@@ -1,0 +1,233 @@
+"""Prior-polarity sentiment lexicons keyed by ``lemma#pos`` and the tagged items SAM compares.
+
+Lexicons (``load_lexicon``):
+
+- ``"sentiwordnet"`` (default): the embedded SentiWordNet 3.0 prior-polarity lexicon
+  (``data/sentiwordnet_prior.tsv.gz``, CC BY-SA 3.0; built by
+  ``python -m nlgmetrics.training.sam_lexicon``).
+- a path to a SentiWords 1.1 file (plain or .gz) in either published format: ``lemma#pos<TAB>
+  score`` with ``#`` comment lines, or ``lemma<TAB>pos<TAB>score`` with a header line.
+- a mapping ``{"happiness#n": 0.856, ...}`` (values injected by the caller, e.g. in tests).
+
+Keys are lowercased; pos is a/n/r/v (``s``, WordNet's adjective satellite, reads as ``a``);
+multiword lemmas use ``_`` (``look_up#v``). Scores must lie in [-1, 1].
+"""
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
+
+from .core.linguistic import Parsed, wordnet_pos
+from .core.resources import data_path
+
+DEFAULT_LEXICON = "sentiwordnet"
+DEFAULT_FILE = "sentiwordnet_prior.tsv.gz"
+LEXICON_POS = {"a": "a", "s": "a", "n": "n", "r": "r", "v": "v"}
+#: tokens that never become items
+SKIPPED_UPOS = {"PUNCT", "SPACE"}
+#: longest multiword entry (in words) looked for in texts
+MAX_MULTIWORD = 4
+
+LexiconSpec = Union[str, Path, Mapping[str, float], "Lexicon"]
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """``lemma#pos -> prior polarity`` with a name for signatures."""
+
+    name: str
+    polarity: Mapping[str, float]
+
+    def __len__(self) -> int:
+        return len(self.polarity)
+
+    def get(self, key: str) -> Optional[float]:
+        return self.polarity.get(key)
+
+    @functools.cached_property
+    def multiword_lengths(self) -> Tuple[int, ...]:
+        """Word counts of the multiword entries, longest first (capped at MAX_MULTIWORD)."""
+        lengths = {key.split("#")[0].count("_") + 1 for key in self.polarity if "_" in key}
+        return tuple(sorted((n for n in lengths if 2 <= n <= MAX_MULTIWORD), reverse=True))
+
+
+def normalise_key(lemma: str, pos: str) -> str:
+    """``Ice Cream``, ``n`` -> ``ice_cream#n``; refuses a pos outside a/n/r/v(/s)."""
+    tag = LEXICON_POS.get(pos.strip().lower())
+    if tag is None:
+        raise ValueError(f"part of speech {pos!r} is not one of a, n, r, v (s)")
+    return "_".join(lemma.strip().lower().split()) + "#" + tag
+
+
+def _checked(key: str, value: float, where: str) -> float:
+    if not math.isfinite(value) or not -1.0 <= value <= 1.0:
+        raise ValueError(f"{where}: polarity of {key!r} is {value}; lexicon scores must lie in [-1, 1]")
+    return float(value)
+
+
+def parse_sentiwords(lines: Iterable[str], where: str = "lexicon") -> Dict[str, float]:
+    """Read either SentiWords format; a repeated key gets the mean of its scores.
+
+    ``lemma#pos<TAB>score`` (``#`` comment lines) or ``lemma<TAB>pos<TAB>score`` (its first
+    line a header such as ``lemma<TAB>pos<TAB>prior_polarity``). Blank lines are skipped.
+    """
+    sums: Dict[str, float] = {}
+    counts: Dict[str, int] = {}
+    seen_data = False
+    for number, line in enumerate(lines, 1):
+        text = line.rstrip("\r\n")
+        if not text.strip() or text.startswith("#"):
+            continue
+        fields = text.split("\t")
+        try:
+            if len(fields) == 2:
+                lemma, _, pos = fields[0].rpartition("#")
+                score = float(fields[1])
+            elif len(fields) == 3:
+                lemma, pos = fields[0], fields[1]
+                score = float(fields[2])
+            else:
+                raise ValueError(f"{len(fields)} tab-separated fields")
+            if not lemma:
+                raise ValueError("no lemma#pos key")
+            key = normalise_key(lemma, pos)
+        except ValueError as err:
+            if not seen_data and len(fields) == 3:  # the header line of the 3-column format
+                seen_data = True
+                continue
+            raise ValueError(f"{where}, line {number}: cannot read {text[:60]!r} ({err}); expected "
+                             "'lemma#pos<TAB>score' or 'lemma<TAB>pos<TAB>score'") from None
+        seen_data = True
+        sums[key] = sums.get(key, 0.0) + _checked(key, score, f"{where}, line {number}")
+        counts[key] = counts.get(key, 0) + 1
+    if not sums:
+        raise ValueError(f"{where}: no lexicon entries found")
+    return {key: sums[key] / counts[key] for key in sums}
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
+
+
+@functools.lru_cache(maxsize=8)
+def _read_file(path: str) -> Lexicon:
+    file = Path(path)
+    opener = gzip.open if file.suffix == ".gz" else open
+    with opener(file, "rt", encoding="utf-8") as fh:
+        raw = fh.read()
+    polarity = parse_sentiwords(raw.splitlines(), where=str(file))
+    return Lexicon(f"{file.name}@{_digest(raw)}", polarity)
+
+
+def load_lexicon(spec: LexiconSpec = DEFAULT_LEXICON) -> Lexicon:
+    """A :class:`Lexicon` from ``"sentiwordnet"``, a SentiWords file path, or a mapping."""
+    if isinstance(spec, Lexicon):
+        return spec
+    if isinstance(spec, Mapping):
+        polarity = {}
+        for raw_key, value in spec.items():
+            lemma, sep, pos = str(raw_key).rpartition("#")
+            if not sep or not lemma:
+                raise ValueError(f"lexicon key {raw_key!r} is not of the form lemma#pos")
+            key = normalise_key(lemma, pos)
+            polarity[key] = _checked(key, float(value), "lexicon")
+        listing = ";".join(f"{k}={v!r}" for k, v in sorted(polarity.items()))
+        return Lexicon(f"custom{len(polarity)}@{_digest(listing)}", polarity)
+    if str(spec) in {DEFAULT_LEXICON, "default", "swn", DEFAULT_FILE}:
+        lexicon = _read_file(str(data_path(DEFAULT_FILE)))
+        return Lexicon("swn3prior@" + lexicon.name.split("@")[1], lexicon.polarity)
+    path = Path(str(spec)).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(f"lexicon {spec!s} is neither 'sentiwordnet' nor a readable file "
+                                "(a SentiWords 1.1 file: lemma#pos<TAB>score)")
+    return _read_file(str(path.resolve()))
+
+
+@dataclass(frozen=True)
+class Item:
+    """One compared unit of a text: a word (or multiword expression) with its ``lemma#pos``
+    key (pos a/n/r/v from the tagger; other words keep their lowercased UPOS, which no
+    lexicon lists) and its prior polarity (0 when the lexicon does not know it)."""
+
+    word: str
+    key: str
+    polarity: float
+    known: bool
+
+    @property
+    def lemma(self) -> str:
+        return self.key.rpartition("#")[0]
+
+    def explain(self) -> Dict[str, object]:
+        return {"word": self.word, "item": self.key, "polarity": self.polarity, "known": self.known}
+
+
+def _lookup(lexicon: Lexicon, lemma: str, form: str, pos: Optional[str]) -> Tuple[Optional[float], str]:
+    """Polarity by lemma, then by the lowercased word form (a lemmatiser slip), same pos."""
+    if pos is None:
+        return None, lemma
+    for candidate in dict.fromkeys((lemma, form)):
+        value = lexicon.get(f"{candidate}#{pos}")
+        if value is not None:
+            return value, candidate
+    return None, lemma
+
+
+def _span_head(parsed: Parsed, start: int, end: int) -> int:
+    """The token of ``[start, end)`` whose head lies outside the span (the last one if none)."""
+    for i in range(start, end):
+        if not start <= parsed.tokens[i].head < end:
+            return i
+    return end - 1
+
+
+def text_items(parsed: Parsed, lexicon: Lexicon, multiword: bool = True) -> List[Item]:
+    """The items of one tagged text, punctuation and whitespace left out.
+
+    With ``multiword``, the longest run of 2-4 adjacent words whose ``_``-joined lemmas (or
+    word forms) under the WordNet pos of the run's syntactic head is a lexicon entry becomes
+    one item (``ice_cream#n``); otherwise each word is an item.
+    """
+    tokens = parsed.tokens
+    items: List[Item] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.upos in SKIPPED_UPOS or not token.text.strip():
+            i += 1
+            continue
+        if multiword:
+            found = _multiword_at(parsed, i, lexicon)
+            if found is not None:
+                item, i = found
+                items.append(item)
+                continue
+        pos = wordnet_pos(token.xpos, token.upos)
+        lemma, form = token.lemma.lower(), token.text.lower()
+        value, matched = _lookup(lexicon, lemma, form, pos)
+        key = f"{matched}#{pos}" if pos else f"{lemma}#{token.upos.lower()}"
+        items.append(Item(token.text, key, 0.0 if value is None else value, value is not None))
+        i += 1
+    return items
+
+
+def _multiword_at(parsed: Parsed, start: int, lexicon: Lexicon) -> Optional[Tuple[Item, int]]:
+    tokens = parsed.tokens
+    for length in lexicon.multiword_lengths:
+        end = start + length
+        if end > len(tokens) or any(t.upos in SKIPPED_UPOS for t in tokens[start:end]):
+            continue
+        span = tokens[start:end]
+        head = tokens[_span_head(parsed, start, end)]
+        pos = wordnet_pos(head.xpos, head.upos)
+        lemma = "_".join(t.lemma.lower() for t in span)
+        form = "_".join(t.text.lower() for t in span)
+        value, matched = _lookup(lexicon, lemma, form, pos)
+        if value is not None:
+            return Item(" ".join(t.text for t in span), f"{matched}#{pos}", value, True), end
+    return None
