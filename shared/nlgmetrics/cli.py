@@ -3,6 +3,9 @@
     nlgmetrics score sam -p hyp.txt -r ref.txt --json
     nlgmetrics meta-eval rome data.jsonl.gz --human human.quality --ref-field refs
     nlgmetrics demo
+    nlgmetrics score rome -p hyp.txt -r ref.txt --shard 2/4 --records part2.jsonl
+    nlgmetrics reduce part*.jsonl
+    torchrun --nproc_per_node 2 -m nlgmetrics.cli score rome -p hyp.txt -r ref.txt --distributed
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 import nlgmetrics
+from nlgmetrics import distributed
 from nlgmetrics.core import stats
 
 
@@ -92,15 +96,44 @@ def cmd_score(args: argparse.Namespace) -> int:
     srcs = _read_lines(args.sources) if args.sources else None
     if srcs is not None and len(srcs) != len(hyps):
         raise SystemExit(f"{args.sources} has {len(srcs)} lines but the hypothesis file has {len(hyps)}")
-    scorer = nlgmetrics.load(args.metric, **scorer_options(args.metric, args))
+    options = scorer_options(args.metric, args)
+    scorer = nlgmetrics.load(args.metric, **options)
     try:
-        result = scorer.score(hyps, refs, srcs)
+        if args.shard or args.records:
+            if not (args.shard and args.records):
+                raise SystemExit("--shard and --records go together")
+            shard = distributed.parse_shard(args.shard)
+            records = distributed.score_shard(scorer, hyps, refs, srcs, shard=shard)
+            path = distributed.write_records(args.records, args.metric, options, scorer, records,
+                                             n_segments=len(hyps), shard=shard)
+            print(f"wrote {len(records)} records of shard {args.shard} to {path}", file=sys.stderr)
+            return 0
+        if args.distributed:
+            distributed.init_distributed()
+            result = distributed.score_distributed(scorer, hyps, refs, srcs, all_ranks=False)
+            if result is None:  # not rank 0
+                return 0
+        else:
+            result = scorer.score(hyps, refs, srcs)
     except ValueError as err:
         raise SystemExit(f"error: {err}")
-    if args.json:
+    _print_result(result, args.json)
+    return 0
+
+
+def _print_result(result: Any, as_json: bool) -> None:
+    if as_json:
         print(result.to_json(segments=True))
     else:
         print(f"{result.score:.4f}\t{result.signature}")
+
+
+def cmd_reduce(args: argparse.Namespace) -> int:
+    try:
+        result = distributed.reduce_files(args.records)
+    except ValueError as err:
+        raise SystemExit(f"error: {err}")
+    _print_result(result, args.json)
     return 0
 
 
@@ -203,7 +236,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--predictions", required=True, help="one hypothesis per line")
     p.add_argument("-r", "--references", action="append", help="one reference per line (repeat for several)")
     p.add_argument("-s", "--sources", help="one source per line")
+    p.add_argument("--shard", metavar="K/N", help="score only shard K of N (round-robin segments)")
+    p.add_argument("--records", metavar="OUT.jsonl", help="write the shard's per-segment records here")
+    p.add_argument("--distributed", action="store_true",
+                   help="data-parallel over torch.distributed ranks (launch with torchrun)")
     p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("reduce", help="merge shard records and print the corpus result")
+    p.add_argument("records", nargs="+", help="records files written by score --shard")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_reduce)
 
     p = sub.add_parser("meta-eval", help="correlate a metric with human judgements in a JSONL file")
     common(p)
