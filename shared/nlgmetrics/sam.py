@@ -17,13 +17,13 @@ given scores): ``1 - p`` is a factor, so the adjustment itself is scale-free.
 """
 from __future__ import annotations
 
-import functools
 import math
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import __version__
 from .core.base import Inputs, Record, Scorer, mean_reduce
-from .core.lexical import corpus_sentence_scores, sentence_bleu, sentence_chrf, sentence_meteor
+from .core.lexical import (corpus_sentence_scores, meteor_align, sentence_bleu, sentence_chrf,
+                           sentence_meteor)
 from .core.linguistic import get_analyzer
 from .core.result import MetricResult, make_signature
 from .sentiment import DEFAULT_LEXICON, Item, LexiconSpec, load_lexicon, text_items
@@ -60,69 +60,29 @@ def adjust(base: float, p: float) -> float:
 
 
 # -- matching ---------------------------------------------------------------------------------
-#: a matching stage: the keys a hypothesis item may match under, and a reference item's key
-Stage = Tuple[Callable[[Item], Iterable[str]], Callable[[Item], str]]
-
-
 def match_items(hyp: Sequence[Item], ref: Sequence[Item],
-                stages: Sequence[Stage]) -> Tuple[List[Item], List[Item]]:
-    """One-to-one matching in stages (each stage only sees what earlier ones left), left to
-    right; returns the unmatched hypothesis and reference items (multisets)."""
-    hyp_left = list(range(len(hyp)))
-    ref_free = set(range(len(ref)))
-    for hyp_keys, ref_key in stages:
-        buckets: Dict[str, List[int]] = {}
-        for j in sorted(ref_free):
-            buckets.setdefault(ref_key(ref[j]), []).append(j)
-        unmatched = []
-        for i in hyp_left:
-            for key in hyp_keys(hyp[i]):
-                if buckets.get(key):
-                    ref_free.discard(buckets[key].pop(0))
-                    break
-            else:
-                unmatched.append(i)
-        hyp_left = unmatched
-    return [hyp[i] for i in hyp_left], [ref[j] for j in sorted(ref_free)]
+                matching: str = "lemma") -> Tuple[List[Item], List[Item]]:
+    """The unmatched hypothesis and reference items (multisets, one-to-one matching).
 
-
-def _surface(item: Item) -> str:
-    return item.word.lower()
-
-
-@functools.lru_cache(maxsize=1)
-def _stemmer():
-    from nltk.stem.porter import PorterStemmer
-
-    return PorterStemmer()
-
-
-@functools.lru_cache(maxsize=65536)
-def _stem(text: str) -> str:
-    return " ".join(_stemmer().stem(w) for w in text.split())
-
-
-@functools.lru_cache(maxsize=65536)
-def _synonyms(text: str) -> Tuple[str, ...]:
-    """The word itself and every lemma of its WordNet synsets (any pos), as METEOR does."""
-    from .core.resources import wordnet
-
-    names = {text}
-    for synset in wordnet().synsets(text.replace(" ", "_")):
-        names.update(lemma.name().lower().replace("_", " ") for lemma in synset.lemmas())
-    return tuple(sorted(names))
-
-
-def matching_stages(matching: str) -> List[Stage]:
-    """``lemma``: lemma#pos equality; ``meteor``: exact word, then Porter stem, then WordNet
-    synonym (METEOR's modules; pos is ignored there, as METEOR ignores it)."""
-    if matching == "lemma":
-        return [(lambda it: (it.key,), lambda it: it.key)]
+    ``lemma``: equal ``lemma#pos`` keys, left to right. ``meteor``: METEOR's staged alignment
+    of the lowercased words (exact, Porter stem, WordNet synonym; pos ignored, as in METEOR).
+    """
     if matching == "meteor":
-        return [(lambda it: (_surface(it),), _surface),
-                (lambda it: (_stem(_surface(it)),), lambda it: _stem(_surface(it))),
-                (lambda it: _synonyms(_surface(it)), _surface)]
-    raise ValueError(f"unknown matching {matching!r}; choose one of {', '.join(MATCHING)}")
+        pairs = meteor_align([it.word.lower() for it in hyp], [it.word.lower() for it in ref])
+        used_h, used_r = {i for i, _, _ in pairs}, {j for _, j, _ in pairs}
+    elif matching == "lemma":
+        free: Dict[str, List[int]] = {}
+        for j, item in enumerate(ref):
+            free.setdefault(item.key, []).append(j)
+        used_h, used_r = set(), set()
+        for i, item in enumerate(hyp):
+            if free.get(item.key):
+                used_h.add(i)
+                used_r.add(free[item.key].pop(0))
+    else:
+        raise ValueError(f"unknown matching {matching!r}; choose one of {', '.join(MATCHING)}")
+    return ([it for i, it in enumerate(hyp) if i not in used_h],
+            [it for j, it in enumerate(ref) if j not in used_r])
 
 
 # -- the scorer -------------------------------------------------------------------------------
@@ -186,8 +146,9 @@ class SAM(Scorer):
             raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
         self.base = base
         self.profile = profile
+        if matching not in MATCHING:
+            raise ValueError(f"unknown matching {matching!r}; choose one of {', '.join(MATCHING)}")
         self.matching = matching
-        self.stages = matching_stages(matching)
         self.multiword = bool(multiword)
         self.lexicon = load_lexicon(lexicon)
         self.analyzer = get_analyzer(tagger)
@@ -237,7 +198,7 @@ class SAM(Scorer):
         for hyp_doc, ref_doc in zip(parsed[:n], parsed[n:]):
             hyp = text_items(hyp_doc, self.lexicon, self.multiword)
             ref = text_items(ref_doc, self.lexicon, self.multiword)
-            out.append(match_items(hyp, ref, self.stages))
+            out.append(match_items(hyp, ref, self.matching))
         return out
 
     def score_segments(self, inputs: Inputs, base_scores: Optional[Sequence[float]] = None) -> List[Record]:
