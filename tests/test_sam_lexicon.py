@@ -1,0 +1,81 @@
+"""SAM's lexicons: the two SentiWords formats, mappings, the shipped SentiWordNet prior lexicon
+and the deterministic script that builds it."""
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from nlgmetrics.core.resources import data_path
+from nlgmetrics.sentiment import load_lexicon, parse_sentiwords
+from nlgmetrics.training import sam_lexicon
+
+
+def test_sentiwords_hash_format_with_comments(tmp_path):
+    path = tmp_path / "SentiWords_1.1.txt"
+    path.write_text("# SentiWords 1.1\n# comment\n\nhappiness#n\t0.856\nanger#n\t-0.669\n"
+                    "look_up#v\t0.05\nHappy#a\t0.7\n")
+    lex = load_lexicon(str(path))
+    assert lex.polarity == {"happiness#n": 0.856, "anger#n": -0.669, "look_up#v": 0.05, "happy#a": 0.7}
+    assert lex.name.startswith("SentiWords_1.1.txt@")
+    assert lex.multiword_lengths == (2,)
+
+
+def test_sentiwords_three_column_format_with_header_gzipped(tmp_path):
+    path = tmp_path / "sentiwords.tsv.gz"
+    with gzip.open(path, "wt") as fh:
+        fh.write("lemma\tpos\tprior_polarity\nhappiness\tn\t0.856\nice cream\tn\t0.3\nglad\ts\t0.4\n")
+    assert load_lexicon(path).polarity == {"happiness#n": 0.856, "ice_cream#n": 0.3, "glad#a": 0.4}
+
+
+def test_repeated_keys_are_averaged_and_bad_lines_refused():
+    assert parse_sentiwords(["good#a\t0.5", "good#a\t0.7"]) == {"good#a": pytest.approx(0.6)}
+    with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+        parse_sentiwords(["good#a\t1.5"])
+    with pytest.raises(ValueError, match="line 2"):
+        parse_sentiwords(["good#a\t0.5", "good a 0.5"])
+    with pytest.raises(ValueError, match="a, n, r, v"):
+        parse_sentiwords(["good#x\t0.5"])
+    with pytest.raises(ValueError, match="no lexicon entries"):
+        parse_sentiwords(["# only a comment"])
+
+
+def test_mapping_and_missing_file():
+    lex = load_lexicon({"Happiness#n": 0.856, "ice cream#n": 0.3})
+    assert lex.polarity == {"happiness#n": 0.856, "ice_cream#n": 0.3}
+    assert lex.name == load_lexicon({"ice cream#n": 0.3, "happiness#n": 0.856}).name
+    with pytest.raises(ValueError, match="lemma#pos"):
+        load_lexicon({"happiness": 0.5})
+    with pytest.raises(FileNotFoundError, match="SentiWords"):
+        load_lexicon("/nonexistent/SentiWords_1.1.txt")
+
+
+def test_default_lexicon_values():
+    lex = load_lexicon()
+    assert len(lex) > 30_000 and lex.name.startswith("swn3prior@")
+    assert lex.get("happiness#n") > 0.5 and lex.get("anger#n") < 0
+    assert lex.get("happy#a") > 0.5 > lex.get("sad#a") + 1
+    assert lex.get("not#r") < 0 and lex.get("terrible#a") < 0 < lex.get("great#a")
+    assert all(-1 <= v <= 1 and v != 0 for v in lex.polarity.values())
+    assert data_path("sentiwordnet_prior.LICENSE").read_text().count("Attribution-ShareAlike 3.0 Unported")
+    assert "ISTI-CNR" in data_path("sentiwordnet_prior.md").read_text()
+    assert data_path("sentiwordnet_prior.tsv.gz").stat().st_size < 1_000_000
+
+
+def test_prior_is_sense_rank_weighted():
+    lines = ["# header", "a\t001\t0.5\t0\tgood#1 fine#2", "a\t002\t0\t0.75\tgood#2",
+             "n\t003\t0.25\t0.25\tgood#1", "v\t004\t0\t0\tlook_up#1", "\t\t\t\t#\t"]
+    priors = sam_lexicon.prior_polarities(lines)
+    assert priors["good#a"] == pytest.approx((0.5 / 1 - 0.75 / 2) / (1 + 1 / 2))
+    assert priors["fine#a"] == 0.5 and priors["good#n"] == 0.0 and priors["look_up#v"] == 0.0
+    text = sam_lexicon.render(priors)
+    assert "good#a\t0.0833\n" in text and "good#n" not in text and text.startswith("#")
+
+
+def test_build_script_reproduces_the_shipped_file(shared_data, tmp_path):
+    source = shared_data / "lexicons" / "SentiWordNet_3.0.0.txt.gz"
+    if not source.exists():
+        pytest.skip("SentiWordNet 3.0 is not in ../shared/data/lexicons")
+    out = tmp_path / "prior.tsv.gz"
+    sam_lexicon.main(["--source", str(source), "--output", str(out)])
+    assert out.read_bytes() == data_path("sentiwordnet_prior.tsv.gz").read_bytes()
