@@ -1,0 +1,113 @@
+"""Subset-tree (SST) kernel of Collins & Duffy with Moschitti's decay, over :class:`Tree`.
+
+K(T1, T2) = sum over pairs of internal nodes (n1, n2) of Delta(n1, n2), where
+Delta = 0 when the productions at n1 and n2 differ, and otherwise
+Delta = lambda * prod_j (1 + Delta(child_j(n1), child_j(n2)))
+(a leaf child contributes Delta = 0, so matching pre-terminals give Delta = lambda).
+K counts the subset trees (fragments whose nodes keep all or none of their children) the two
+trees share, each weighted by lambda ** (number of its internal nodes).
+
+Trees are first *compiled* (productions interned to integers, nodes in postorder, an index
+from production to nodes); a compiled tree is reused for every pair it takes part in, and only
+node pairs with equal productions are ever visited.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+from .trees import Tree
+
+DEFAULT_LAMBDA = 0.4
+
+_PRODUCTIONS: Dict[Tuple[str, ...], int] = {}
+_LOCK = threading.Lock()
+
+
+def _production_id(production: Tuple[str, ...]) -> int:
+    found = _PRODUCTIONS.get(production)
+    if found is None:
+        with _LOCK:
+            found = _PRODUCTIONS.setdefault(production, len(_PRODUCTIONS))
+    return found
+
+
+@dataclass(frozen=True)
+class CompiledTree:
+    """A tree ready for kernel evaluation: its internal nodes in postorder.
+
+    ``children[i]`` holds, per child of node i, the child's index among the internal nodes
+    or -1 for a leaf child; ``by_production`` maps a production id to the nodes that have it.
+    """
+
+    productions: Tuple[int, ...]
+    children: Tuple[Tuple[int, ...], ...]
+    by_production: Dict[int, Tuple[int, ...]]
+
+    def __len__(self) -> int:
+        return len(self.productions)
+
+
+def compile_tree(tree: Tree) -> CompiledTree:
+    """Intern the productions of ``tree`` and index its internal nodes (postorder)."""
+    productions: List[int] = []
+    children: List[Tuple[int, ...]] = []
+    index: Dict[int, int] = {}
+    for node in tree.postorder():
+        if node.is_leaf():
+            continue
+        kids = tuple(-1 if c.is_leaf() else index[id(c)] for c in node.children)
+        index[id(node)] = len(productions)
+        productions.append(_production_id(node.production()))
+        children.append(kids)
+    groups: Dict[int, List[int]] = {}
+    for i, p in enumerate(productions):
+        groups.setdefault(p, []).append(i)
+    return CompiledTree(tuple(productions), tuple(children), {p: tuple(v) for p, v in groups.items()})
+
+
+def _as_compiled(tree) -> CompiledTree:
+    return tree if isinstance(tree, CompiledTree) else compile_tree(tree)
+
+
+def sst_kernel(a, b, lam: float = DEFAULT_LAMBDA) -> float:
+    """K(a, b) for two trees (:class:`Tree` or :class:`CompiledTree`), decay ``lam`` in (0, 1]."""
+    if not 0.0 < lam <= 1.0:
+        raise ValueError(f"the decay lambda must be in (0, 1], got {lam}")
+    a, b = _as_compiled(a), _as_compiled(b)
+    if len(a) > len(b):  # iterate over the smaller tree's nodes
+        a, b = b, a
+    delta: Dict[Tuple[int, int], float] = {}
+    total = 0.0
+    b_index, b_children = b.by_production, b.children
+    # postorder: the children of node i are visited before i, so their deltas are known
+    for i, prod in enumerate(a.productions):
+        matches = b_index.get(prod)
+        if not matches:
+            continue
+        kids = a.children[i]
+        for j in matches:
+            value = lam
+            for x, y in zip(kids, b_children[j]):
+                if x >= 0 and y >= 0:
+                    d = delta.get((x, y))
+                    if d:
+                        value *= 1.0 + d
+            delta[(i, j)] = value
+            total += value
+    return total
+
+
+def normalized_kernel(a, b, lam: float = DEFAULT_LAMBDA, *, self_a: Optional[float] = None,
+                      self_b: Optional[float] = None) -> float:
+    """K(a, b) / sqrt(K(a, a) K(b, b)) in [0, 1]. Pass precomputed self-kernels to avoid
+    recomputing them. A tree with no internal node (a bare leaf) has self-kernel 0: two such
+    trees give 1.0, one of them against any other tree 0.0."""
+    a, b = _as_compiled(a), _as_compiled(b)
+    kaa = sst_kernel(a, a, lam) if self_a is None else self_a
+    kbb = sst_kernel(b, b, lam) if self_b is None else self_b
+    if kaa <= 0.0 or kbb <= 0.0:
+        return 1.0 if kaa <= 0.0 and kbb <= 0.0 else 0.0
+    return min(1.0, sst_kernel(a, b, lam) / math.sqrt(kaa * kbb))
