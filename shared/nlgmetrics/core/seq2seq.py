@@ -1,0 +1,368 @@
+"""Conditional log-likelihood scoring and translation with a multilingual seq2seq model
+(M2M-100 and compatible checkpoints), organised so that repeated work is done once.
+
+Sequences use the M2M-100 layout on both sides: ``[__lang__] tokens </s>``. Scoring a target
+``Y`` given a source ``X`` feeds ``</s> [__lang__] tokens`` to the decoder (the labels shifted
+right); the forced language token at label position 0 is given, not scored, and ``</s>`` is
+scored.
+
+Efficiency (the costs that dominate reference-and-source metrics such as DATScore):
+
+- :meth:`Seq2SeqLM.score_pairs` deduplicates (source, target) pairs, runs the encoder once per
+  unique source sequence (so one encoder pass of a hypothesis serves every direction that
+  starts from it, and a reference shared by many systems is encoded once), and batches the
+  decoder passes sorted by length.
+- Scores do not depend on the batch size. Padding is masked on both sides, but masked
+  positions still change the shapes of the kernels and so the float rounding (about 1e-6 on a
+  log-probability); to avoid that, every sequence is padded to a width that depends only on its
+  own length (the next multiple of ``pad_multiple``) and a batch only holds sequences of one
+  width (pairs: one target width and one source width). The vocabulary projection runs on
+  the unpadded positions only. In fp32 on CPU this gives bit-identical scores for any batch
+  size in our tests.
+- :meth:`Seq2SeqLM.translate` translates each unique text once per configuration and keeps the
+  result in memory and, with ``cache_dir``, in an sqlite file, so re-scoring is free.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import torch
+
+from .models import dtype_name, load_pretrained, resolve_device, resolve_dtype
+from .progress import progress
+
+#: token ids of one sequence, language token and </s> included
+Ids = Tuple[int, ...]
+
+TOKEN_WEIGHTINGS = ("entropy", "uniform")
+
+
+@dataclass(frozen=True)
+class TokenScores:
+    """Per scored target token: ``logprobs[t] = log P(y_t | X, y_<t)`` and the entropy of the
+    model's output distribution at that step (nats, over the full vocabulary)."""
+
+    logprobs: np.ndarray
+    entropies: np.ndarray
+
+    def mean(self, weighting: str = "uniform") -> float:
+        """Weighted mean log-probability ``sum_t w_t log p_t / sum_t w_t``.
+
+        ``uniform``: w_t = 1 (BARTScore's mean). ``entropy``: w_t = the step's entropy
+        (DATScore Eq. 4); when every entropy is 0 the uniform mean is returned.
+        """
+        if weighting not in TOKEN_WEIGHTINGS:
+            raise ValueError(f"token weighting must be one of {TOKEN_WEIGHTINGS}, got {weighting!r}")
+        lp = self.logprobs.astype(np.float64)
+        if weighting == "entropy":
+            w = self.entropies.astype(np.float64)
+            total = float(w.sum())
+            if total > 0:
+                return float((w * lp).sum() / total)
+        return float(lp.mean())
+
+
+class TranslationCache:
+    """Translations keyed by (model identity, languages, decoding options, text): a dict in
+    memory, backed by ``<cache_dir>/translations.sqlite`` when a directory is given."""
+
+    def __init__(self, cache_dir: Optional[Union[str, Path]] = None) -> None:
+        self._memory: Dict[str, str] = {}
+        self._lock = threading.Lock()
+        self.path: Optional[Path] = None
+        if cache_dir is not None:
+            directory = Path(cache_dir).expanduser()
+            directory.mkdir(parents=True, exist_ok=True)
+            self.path = directory / "translations.sqlite"
+            with self._connect() as db:
+                db.execute("CREATE TABLE IF NOT EXISTS translations (key TEXT PRIMARY KEY, text TEXT NOT NULL)")
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(str(self.path), timeout=60)
+
+    @staticmethod
+    def key(*parts: object) -> str:
+        return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+    def get_many(self, keys: Sequence[str]) -> Dict[str, str]:
+        """The cached translations among ``keys`` (memory first, then disk)."""
+        with self._lock:
+            found = {k: self._memory[k] for k in keys if k in self._memory}
+        missing = [k for k in keys if k not in found]
+        if missing and self.path is not None:
+            with self._connect() as db:
+                for start in range(0, len(missing), 500):
+                    chunk = missing[start:start + 500]
+                    rows = db.execute(f"SELECT key, text FROM translations WHERE key IN ({','.join('?' * len(chunk))})",
+                                      chunk).fetchall()
+                    found.update(rows)
+            with self._lock:
+                self._memory.update((k, found[k]) for k in missing if k in found)
+        return found
+
+    def put_many(self, items: Dict[str, str]) -> None:
+        with self._lock:
+            self._memory.update(items)
+        if self.path is not None and items:
+            with self._connect() as db:
+                db.executemany("INSERT OR REPLACE INTO translations (key, text) VALUES (?, ?)", list(items.items()))
+
+    def __len__(self) -> int:
+        return len(self._memory)
+
+
+class Seq2SeqLM:
+    """An M2M-100-compatible model and tokenizer with batched, deduplicated scoring and
+    cached translation.
+
+    ``model`` is a hub id or a local directory; ``max_length`` caps every sequence (language
+    token and ``</s>`` included; longer texts are truncated with a warning);
+    ``batch_size`` counts sequences per forward pass; ``pad_multiple`` is the padding
+    quantum that makes scores independent of the batching (1 = pad to exact lengths, less
+    padding, batches of equal lengths only); ``encoder_cache_tokens`` bounds the encoder
+    states held at once.
+    """
+
+    def __init__(self, model: str = "facebook/m2m100_418M", *, device: Union[str, torch.device] = "auto",
+                 dtype: Union[str, torch.dtype, None] = "fp32", batch_size: int = 8,
+                 max_length: int = 1024, cache_dir: Optional[Union[str, Path]] = None,
+                 pad_multiple: int = 8, encoder_cache_tokens: int = 65536, quiet: bool = False) -> None:
+        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.model_name = str(model)
+        self.device = resolve_device(device)
+        self.dtype = resolve_dtype(dtype, self.device)
+        self.tokenizer = load_pretrained(AutoTokenizer, self.model_name, what="seq2seq tokenizer")
+        self.model = load_pretrained(AutoModelForSeq2SeqLM, self.model_name, what="seq2seq model",
+                                     device=self.device, dtype=self.dtype)
+        self.languages: Dict[str, int] = dict(getattr(self.tokenizer, "lang_code_to_id", {}) or {})
+        if not self.languages:
+            raise ValueError(f"the tokenizer of {self.model_name!r} has no language codes; an "
+                             "M2M-100-compatible checkpoint is needed")
+        limit = int(getattr(self.model.config, "max_position_embeddings", max_length) or max_length)
+        if max_length < 3:
+            raise ValueError(f"max_length must be >= 3 (language token, one token, </s>), got {max_length}")
+        self.max_length = min(int(max_length), limit)
+        self.batch_size = int(batch_size)
+        if pad_multiple < 1:
+            raise ValueError(f"pad_multiple must be >= 1, got {pad_multiple}")
+        self.pad_multiple = int(pad_multiple)
+        self.encoder_cache_tokens = int(encoder_cache_tokens)
+        self.quiet = quiet
+        self.cache = TranslationCache(cache_dir)
+        self._content: Dict[str, List[int]] = {}
+        config = self.model.config
+        self.eos_id = int(self.tokenizer.eos_token_id)
+        self.pad_id = int(self.tokenizer.pad_token_id)
+        self.decoder_start_id = int(config.decoder_start_token_id if config.decoder_start_token_id is not None
+                                    else self.eos_id)
+        self._skip_ids = set(self.languages.values()) | set(self.tokenizer.all_special_ids)
+        self.identity = f"{self.model_name}#{self._fingerprint()}/{dtype_name(self.dtype)}"
+
+    def _fingerprint(self) -> str:
+        """A short hash of the config and a slice of the weights, so the disk cache never
+        serves translations made by a different checkpoint saved at the same path."""
+        digest = hashlib.sha1(self.model.config.to_json_string(use_diff=False).encode("utf-8"))
+        weight = self.model.get_input_embeddings().weight
+        digest.update(weight[: min(8, weight.shape[0])].detach().float().cpu().numpy().tobytes())
+        return digest.hexdigest()[:12]
+
+    def describe(self) -> str:
+        return f"{self.model_name}/{dtype_name(self.dtype)}"
+
+    # -- tokenisation ------------------------------------------------------------------
+    def check_language(self, lang: str) -> int:
+        """The language token id of ``lang``; ``ValueError`` for an unknown code."""
+        if lang not in self.languages:
+            raise ValueError(f"language {lang!r} is not known to {self.model_name!r}; "
+                             f"choose one of: {', '.join(sorted(self.languages))}")
+        return self.languages[lang]
+
+    def sequences(self, texts: Sequence[str], lang: str) -> List[Ids]:
+        """``[__lang__] tokens </s>`` for each text (the same layout serves as encoder input
+        and as decoder labels), truncated to ``max_length`` with a warning."""
+        lang_id = self.check_language(lang)
+        new = [t for t in dict.fromkeys(texts) if t not in self._content]
+        if new:
+            encoded = self.tokenizer(new, add_special_tokens=False)["input_ids"]
+            self._content.update(zip(new, encoded))
+        room = self.max_length - 2
+        out: List[Ids] = []
+        truncated = 0
+        for text in texts:
+            content = self._content[text]
+            if len(content) > room:
+                truncated += 1
+                content = content[:room]
+            out.append((lang_id, *content, self.eos_id))
+        if truncated:
+            warnings.warn(f"{truncated} of {len(texts)} texts are longer than max_length={self.max_length} "
+                          "tokens and were truncated", stacklevel=2)
+        return out
+
+    # -- scoring -----------------------------------------------------------------------
+    def width(self, length: int) -> int:
+        """The padded width of a sequence of ``length`` tokens: a function of its own length
+        only, so the batch it lands in does not change its padding."""
+        return min(-(-length // self.pad_multiple) * self.pad_multiple, max(self.max_length, length))
+
+    def _bucketed(self, items: Sequence, widths: Callable[[Any], Any],
+                  lengths: Optional[Callable[[Any], Any]] = None) -> List[List]:
+        """Batches of at most ``batch_size`` items of one padded width (``widths(item)``: a
+        width or a tuple of widths), longest first (``lengths(item)`` refines the order)."""
+        ordered = sorted(items, key=lambda x: (widths(x), lengths(x) if lengths else 0), reverse=True)
+        out: List[List] = []
+        for item in ordered:
+            if out and len(out[-1]) < self.batch_size and widths(out[-1][0]) == widths(item):
+                out[-1].append(item)
+            else:
+                out.append([item])
+        return out
+
+    def _pad(self, seqs: Sequence[Sequence[int]], width: int) -> Tuple[torch.Tensor, torch.Tensor]:
+        ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(seqs), width), dtype=torch.long)
+        for row, seq in enumerate(seqs):
+            ids[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
+            mask[row, :len(seq)] = 1
+        return ids.to(self.device), mask.to(self.device)
+
+    def _encode(self, sources: Sequence[Ids]) -> Dict[Ids, torch.Tensor]:
+        """Encoder states (length x d) of each source, in length-sorted batches."""
+        encoder = self.model.get_encoder()
+        states: Dict[Ids, torch.Tensor] = {}
+        for chunk in self._bucketed(sources, lambda s: self.width(len(s))):
+            ids, mask = self._pad(chunk, self.width(len(chunk[0])))
+            hidden = encoder(input_ids=ids, attention_mask=mask).last_hidden_state
+            for row, seq in enumerate(chunk):
+                states[seq] = hidden[row, :len(seq)]
+        return states
+
+    def _decode(self, pairs: Sequence[Tuple[Ids, Ids]], states: Dict[Ids, torch.Tensor]) -> List[TokenScores]:
+        """Token log-probabilities and entropies of each pair's target given its source."""
+        sources = [states[src] for src, _ in pairs]
+        width = self.width(len(pairs[0][0]))
+        enc = sources[0].new_zeros((len(pairs), width, sources[0].shape[1]))
+        enc_mask = torch.zeros((len(pairs), width), dtype=torch.long, device=self.device)
+        for row, state in enumerate(sources):
+            enc[row, :state.shape[0]] = state
+            enc_mask[row, :state.shape[0]] = 1
+        targets = [tgt for _, tgt in pairs]
+        dec_ids, dec_mask = self._pad([(self.decoder_start_id, *tgt[:-1]) for tgt in targets],
+                                      self.width(len(targets[0])))
+        hidden = self.model.get_decoder()(input_ids=dec_ids, attention_mask=dec_mask, encoder_hidden_states=enc,
+                                          encoder_attention_mask=enc_mask).last_hidden_state
+        # label position 0 (the forced language token) is given, not scored
+        rows = torch.cat([torch.full((len(t) - 1,), r, dtype=torch.long) for r, t in enumerate(targets)])
+        cols = torch.cat([torch.arange(1, len(t), dtype=torch.long) for t in targets])
+        labels = torch.tensor([tok for t in targets for tok in t[1:]], dtype=torch.long, device=self.device)
+        logits = self._project(hidden[rows.to(self.device), cols.to(self.device)]).float()
+        logp = torch.log_softmax(logits, dim=-1)
+        token_logp = logp.gather(1, labels[:, None])[:, 0]
+        entropy = -(logp.exp() * logp).sum(-1)
+        token_logp, entropy = token_logp.cpu().numpy(), entropy.cpu().numpy()
+        out, start = [], 0
+        for tgt in targets:
+            stop = start + len(tgt) - 1
+            out.append(TokenScores(token_logp[start:stop].copy(), entropy[start:stop].copy()))
+            start = stop
+        return out
+
+    def _project(self, hidden: torch.Tensor) -> torch.Tensor:
+        """Output logits of decoder states (the model's own head, and bias where it has one).
+
+        The rows are zero-padded to a multiple of 8 so that a batch with a single scored
+        token does not take BLAS's matrix-vector path, whose rounding differs."""
+        n = hidden.shape[0]
+        padded = torch.cat([hidden, hidden.new_zeros(((-n) % 8, hidden.shape[1]))]) if n % 8 else hidden
+        logits = self.model.get_output_embeddings()(padded)[:n]
+        bias = getattr(self.model, "final_logits_bias", None)
+        return logits + bias[0] if bias is not None else logits
+
+    def score_pairs(self, pairs: Sequence[Tuple[Ids, Ids]], desc: str = "scoring") -> List[TokenScores]:
+        """:class:`TokenScores` of each (source ids, target ids) pair, in order.
+
+        Duplicate pairs are scored once; each unique source is encoded once; sources are
+        processed in groups of at most ``encoder_cache_tokens`` tokens (bounding the memory
+        held by encoder states); decoder batches hold pairs of one (target, source) width.
+        """
+        unique = list(dict.fromkeys(pairs))
+        by_source: Dict[Ids, List[Tuple[Ids, Ids]]] = {}
+        for pair in unique:
+            by_source.setdefault(pair[0], []).append(pair)
+        plan = []
+        for group in self._groups(sorted(by_source, key=len, reverse=True)):
+            todo = [p for s in group for p in by_source[s]]
+            plan.append((group, self._bucketed(todo, lambda p: (self.width(len(p[1])), self.width(len(p[0]))),
+                                               lambda p: (len(p[1]), len(p[0])))))
+        n_batches = sum(len(chunks) for _, chunks in plan)
+        ticks = iter(progress(range(n_batches), total=n_batches, desc=desc, quiet=self.quiet))
+        done: Dict[Tuple[Ids, Ids], TokenScores] = {}
+        with torch.inference_mode():
+            for group, chunks in plan:
+                states = self._encode(group)
+                for chunk in chunks:
+                    done.update(zip(chunk, self._decode(chunk, states)))
+                    next(ticks, None)
+                del states
+        return [done[pair] for pair in pairs]
+
+    def _groups(self, sources: List[Ids]) -> Iterable[List[Ids]]:
+        group: List[Ids] = []
+        size = 0
+        for seq in sources:
+            if group and size + len(seq) > self.encoder_cache_tokens:
+                yield group
+                group, size = [], 0
+            group.append(seq)
+            size += len(seq)
+        if group:
+            yield group
+
+    # -- translation -------------------------------------------------------------------
+    def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str, *, beam_size: int = 5,
+                  max_new_tokens: Optional[int] = None, desc: str = "translating") -> List[str]:
+        """Translate ``texts`` from ``src_lang`` into ``tgt_lang`` (beam search, the target
+        language token forced first). Each unique text is translated once; results are cached
+        in memory and on disk. An empty (or whitespace-only) text translates to ``""``.
+        ``max_new_tokens`` ``None`` uses the model's generation config (M2M-100: max length 200)."""
+        self.check_language(src_lang)
+        forced = self.check_language(tgt_lang)
+        unique = list(dict.fromkeys(texts))
+        keys = {t: self.cache.key(self.identity, src_lang, tgt_lang, beam_size, max_new_tokens, self.max_length, t)
+                for t in unique}
+        found = self.cache.get_many(list(keys.values()))
+        result = {t: found[keys[t]] for t in unique if keys[t] in found}
+        todo = [t for t in unique if t not in result]
+        for text in [t for t in todo if not t.strip()]:
+            result[text] = ""
+        todo = [t for t in todo if t.strip()]
+        if todo:
+            seqs = self.sequences(todo, src_lang)
+            options = {"num_beams": beam_size, "forced_bos_token_id": forced,
+                       "decoder_start_token_id": self.decoder_start_id}
+            if max_new_tokens is not None:
+                options["max_new_tokens"] = max_new_tokens
+            with torch.inference_mode():
+                chunks = self._bucketed(range(len(todo)), lambda i: self.width(len(seqs[i])),
+                                        lambda i: len(seqs[i]))
+                for chunk in progress(chunks, desc=desc, quiet=self.quiet):
+                    ids, mask = self._pad([seqs[i] for i in chunk], self.width(len(seqs[chunk[0]])))
+                    out = self.model.generate(input_ids=ids, attention_mask=mask, **options)
+                    made = {}
+                    for i, row in zip(chunk, out.tolist()):
+                        made[keys[todo[i]]] = self.tokenizer.decode(
+                            [tok for tok in row if tok not in self._skip_ids]).strip()
+                        result[todo[i]] = made[keys[todo[i]]]
+                    self.cache.put_many(made)
+        return [result[t] for t in texts]
