@@ -63,12 +63,13 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
+from scipy.special import gammaincc
 
 from . import __version__
 from .core.base import Inputs, Record, Scorer, sort_records
 from .core.progress import progress
 from .core.result import MetricResult, make_signature
-from .core.stats import classical_mds_1d, g2, g2_neg_log_p, pearson
+from .core.stats import classical_mds_1d, g2, pearson
 
 MODELS = ("words", "tags", "classes")
 APPROACHES = ("direct", "scaling")
@@ -178,12 +179,17 @@ def _log_chi2_sf_tail(value: float, df: int) -> float:
 
 
 def neg_log_p(g2_value: float, df: int) -> float:
-    """``-ln p`` of G2 under chi-square with ``df`` degrees of freedom: core's
-    :func:`g2_neg_log_p`, finite also in the far tail where scipy's logsf gives -inf."""
-    value = g2_neg_log_p(g2_value, df)
-    if math.isinf(value) and g2_value > df + 2:
-        return -_log_chi2_sf_tail(g2_value, df)
-    return value + 0.0  # no -0.0
+    """``-ln p`` of G2 under chi-square with ``df`` degrees of freedom (0 when df < 1): the
+    quantity of core's :func:`~nlgmetrics.core.stats.g2_neg_log_p`, computed through
+    ``scipy.special.gammaincc`` (a ufunc: ~100x faster than ``chi2.logsf``, which dominates
+    the run time of large sets) and finite in the far tail, where the survival function
+    underflows, by a continued fraction."""
+    if df < 1 or g2_value <= 0:
+        return 0.0
+    q = float(gammaincc(df / 2.0, g2_value / 2.0))
+    if q > 1e-300:
+        return -math.log(q) + 0.0  # no -0.0
+    return -_log_chi2_sf_tail(g2_value, df)
 
 
 def rating_weights(ratings: Sequence[float]) -> np.ndarray:
