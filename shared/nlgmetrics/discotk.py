@@ -35,7 +35,7 @@ from .core.progress import progress
 from .core.resources import data_path
 from .core.result import MetricResult, make_signature
 from .core.tree_kernels import DEFAULT_LAMBDA, CompiledTree, compile_tree, normalized_kernel, sst_kernel
-from .discourse import (REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, from_rst, looks_like_rst,
+from .discourse import (LEXICAL_LAYERS, REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, from_rst, looks_like_rst,
                         representations)
 
 VARIANTS = ("light", "party")
@@ -275,6 +275,7 @@ class DiscoTK(Scorer):
 
     def __init__(self, *, variant: str = "party", weights: Weights = None, decay: float = DEFAULT_LAMBDA,
                  normalization: str = "per-test-set", input_format: str = "auto",
+                 lexical_layer: str = "flat",
                  linguistic_backend: str = "auto", spacy_model: Optional[str] = None,
                  cache_size: int = 100_000, quiet: bool = False) -> None:
         super().__init__(quiet=quiet)
@@ -286,7 +287,10 @@ class DiscoTK(Scorer):
             raise ValueError(f"unknown normalization {normalization!r}; choose {' or '.join(NORMALIZATIONS)}")
         if input_format not in INPUT_FORMATS:
             raise ValueError(f"unknown input_format {input_format!r}; choose {', '.join(INPUT_FORMATS)}")
+        if lexical_layer not in LEXICAL_LAYERS:
+            raise ValueError(f"unknown lexical_layer {lexical_layer!r}; choose {' or '.join(LEXICAL_LAYERS)}")
         self.decay = decay
+        self.lexical_layer = lexical_layer
         self.normalization = normalization
         self.input_format = input_format
         self.parser = HeuristicRSTParser(linguistic_backend, spacy_model)
@@ -345,7 +349,7 @@ class DiscoTK(Scorer):
                     self._cache.clear()
                 for t in todo:
                     tree = trees[t] if t in trees else self.parser.from_parsed(parses[t])
-                    compiled = {name: compile_tree(rep) for name, rep in representations(tree).items()}
+                    compiled = {name: compile_tree(rep) for name, rep in representations(tree, self.lexical_layer).items()}
                     selfk = {name: sst_kernel(c, c, self.decay) for name, c in compiled.items()}
                     deps = DependencyItems.from_parsed(parses[t]) if self.variant == "party" else None
                     self._cache[t] = _Analysis(tree, plain[t], compiled, selfk, deps)
@@ -401,7 +405,7 @@ class DiscoTK(Scorer):
     def signature(self) -> str:
         return make_signature(
             self.name, __version__, variant=self.variant, weights=self.weights_name,
-            **{"lambda": self.decay},
+            **{"lambda": self.decay}, lex=self.lexical_layer,
             norm=self.normalization if self.model is None else None,
             parser="heuristic" if self.input_format != "rst" else "external-rst",
             linguistic=self.parser.analyzer.backend)

@@ -430,60 +430,90 @@ def _walk(tree: DiscourseTree, span: Callable[[DiscourseTree, str, List[Tree]], 
     return Tree("ROOT", [rec(tree, ROOT, ROOT)])
 
 
-def _word_leaves(words: Sequence[str]) -> List[Tree]:
-    return [Tree(w, [Tree(DUMMY)]) for w in words]
+def _sequence(items: List[Tree], layer: str, tag: str) -> List[Tree]:
+    """Word nodes as the children of their parent (``flat``), or as a right-branching chain
+    ``(tag w1 (tag w2 (tag w3)))`` (``chain``)."""
+    if layer == "flat":
+        return items
+    node: Optional[Tree] = None
+    for item in reversed(items):
+        node = Tree(tag, [item] + ([node] if node is not None else []))
+    return [] if node is None else [node]
 
 
-def _propagated(words: Sequence[str], nuc: str, relation: str) -> List[Tree]:
+def _words(words: Sequence[str], layer: str) -> List[Tree]:
+    return _sequence([Tree(w, [Tree(DUMMY)]) for w in words], layer, "W")
+
+
+def _propagated(words: Sequence[str], nuc: str, relation: str, layer: str) -> List[Tree]:
     if not words:
         return []
-    return [Tree("NUC-LEX", [Tree(nuc, [Tree(w)]) for w in words]),
-            Tree("REL-LEX", [Tree(relation, [Tree(w)]) for w in words]),
-            Tree("NUCREL-LEX", [Tree(f"{relation}:{nuc}", [Tree(w)]) for w in words])]
+    out = []
+    for tag, label in (("NUC-LEX", nuc), ("REL-LEX", relation), ("NUCREL-LEX", f"{relation}:{nuc}")):
+        out.append(Tree(tag, _sequence([Tree(label, [Tree(w)]) for w in words], layer, "W")))
+    return out
 
 
-def _style1(tree: DiscourseTree, lexical: bool, propagate: bool) -> Tree:
+def _style1(tree: DiscourseTree, lexical: bool, propagate: bool, layer: str) -> Tree:
     def span(node: DiscourseTree, nuc: str, kids: List[Tree]) -> Tree:
         return Tree(f"{node.relation}:{nuc}", kids)
 
     def edu(node: DiscourseTree, nuc: str, relation: str) -> Tree:
-        kids = _word_leaves(node.words) if lexical else []
+        kids = _words(node.words, layer) if lexical else []
         if propagate:
-            kids += _propagated(node.words, nuc, relation)
+            kids += _propagated(node.words, nuc, relation, layer)
         return Tree(f"EDU:{nuc}", kids)
 
     return _walk(tree, span, edu)
 
 
-def _style2(tree: DiscourseTree, propagate: bool) -> Tree:
+def _style2(tree: DiscourseTree, propagate: bool, layer: str) -> Tree:
     def span(node: DiscourseTree, nuc: str, kids: List[Tree]) -> Tree:
         return Tree("SPAN", [Tree("NUC", [Tree(nuc)]), Tree("REL", [Tree(node.relation)])] + kids)
 
     def edu(node: DiscourseTree, nuc: str, relation: str) -> Tree:
-        kids = [Tree("NUC", [Tree(nuc)]), Tree("NGRAM", _word_leaves(node.words))]
+        kids = [Tree("NUC", [Tree(nuc)]), Tree("NGRAM", _words(node.words, layer))]
         if propagate:
-            kids += _propagated(node.words, nuc, relation)
+            kids += _propagated(node.words, nuc, relation, layer)
         return Tree("EDU", kids)
 
     return _walk(tree, span, edu)
 
 
-_BUILDERS: Dict[str, Callable[[DiscourseTree], Tree]] = {
-    "dr-nolex": lambda t: _style1(t, lexical=False, propagate=False),
-    "dr-lex1": lambda t: _style1(t, lexical=True, propagate=False),
-    "dr-lex2": lambda t: _style2(t, propagate=False),
-    "dr-lex1.1": lambda t: _style1(t, lexical=True, propagate=True),
-    "dr-lex1.2": lambda t: _style2(t, propagate=True),
+LEXICAL_LAYERS = ("flat", "chain")
+_BUILDERS: Dict[str, Callable[[DiscourseTree, str], Tree]] = {
+    "dr-nolex": lambda t, layer: _style1(t, lexical=False, propagate=False, layer=layer),
+    "dr-lex1": lambda t, layer: _style1(t, lexical=True, propagate=False, layer=layer),
+    "dr-lex2": lambda t, layer: _style2(t, propagate=False, layer=layer),
+    "dr-lex1.1": lambda t, layer: _style1(t, lexical=True, propagate=True, layer=layer),
+    "dr-lex1.2": lambda t, layer: _style2(t, propagate=True, layer=layer),
 }
 
 
-def representation(tree: Optional[DiscourseTree], name: str) -> Tree:
-    """One of :data:`REPRESENTATIONS` of ``tree`` (``None``, an empty text, gives ``ROOT``)."""
+def representation(tree: Optional[DiscourseTree], name: str, lexical_layer: str = "flat") -> Tree:
+    """One of :data:`REPRESENTATIONS` of ``tree`` (``None``, an empty text, gives ``ROOT``);
+    ``lexical_layer`` is ``flat`` (the paper's) or ``chain`` (see the module doc)."""
     if name not in _BUILDERS:
         raise ValueError(f"unknown representation {name!r}; choose from {', '.join(REPRESENTATIONS)}")
-    return Tree("ROOT") if tree is None else _BUILDERS[name](tree)
+    if lexical_layer not in LEXICAL_LAYERS:
+        raise ValueError(f"unknown lexical_layer {lexical_layer!r}; choose flat or chain")
+    return Tree("ROOT") if tree is None else _BUILDERS[name](tree, lexical_layer)
 
 
-def representations(tree: Optional[DiscourseTree]) -> Dict[str, Tree]:
+def representations(tree: Optional[DiscourseTree], lexical_layer: str = "flat") -> Dict[str, Tree]:
     """All five representations of ``tree``."""
-    return {name: representation(tree, name) for name in REPRESENTATIONS}
+    return {name: representation(tree, name, lexical_layer) for name in REPRESENTATIONS}
+
+
+def draw(tree: Tree) -> str:
+    """An indented drawing of a tree (one node per line), as used in the metric card."""
+    lines = [tree.label]
+
+    def rec(node: Tree, prefix: str) -> None:
+        for k, child in enumerate(node.children):
+            last = k == len(node.children) - 1
+            lines.append(prefix + ("└── " if last else "├── ") + child.label)
+            rec(child, prefix + ("    " if last else "│   "))
+
+    rec(tree, "")
+    return "\n".join(lines)
