@@ -1,0 +1,106 @@
+"""Sharding through the CLI and data-parallel scoring under torchrun reproduce the
+single-process result exactly."""
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import nlgmetrics
+from nlgmetrics import cli, distributed
+
+HERE = Path(__file__).resolve().parent
+TOY = ("toy_scorers", "ToyChrf")
+
+HYPS = ["the cat sat on the mat", "a dog barked loudly", "it rains", "stock markets fell today",
+        "hello world", "the weather is nice", "we went home early", ""]
+REFS = ["a cat sat on the mat", "the dog barked", "it is raining", "markets dropped today",
+        "hello there world", "nice weather today", "we left early", "nothing"]
+
+
+@pytest.fixture
+def toy_registered(monkeypatch):
+    monkeypatch.setitem(nlgmetrics.REGISTRY, "toy", TOY)
+    monkeypatch.syspath_prepend(str(HERE))
+
+
+def _write(tmp_path, name, lines):
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_cli_three_shards_reduce_to_the_single_run(toy_registered, tmp_path, capsys):
+    hyp, ref = _write(tmp_path, "hyp.txt", HYPS), _write(tmp_path, "ref.txt", REFS)
+    single = nlgmetrics.load("toy", scale=2.0).score(HYPS, REFS)
+    parts = []
+    for k in (1, 2, 3):
+        out = str(tmp_path / f"part{k}.jsonl")
+        assert cli.main(["score", "toy", "-p", hyp, "-r", ref, "-o", "scale=2.0", "--shard", f"{k}/3", "--records", out]) == 0
+        parts.append(out)
+    first = Path(parts[0]).read_text()
+    cli.main(["score", "toy", "-p", hyp, "-r", ref, "-o", "scale=2.0", "--shard", "1/3", "--records", parts[0]])
+    assert Path(parts[0]).read_text() == first  # re-running a shard is idempotent
+    capsys.readouterr()
+    assert cli.main(["reduce", *parts, parts[0], "--json"]) == 0  # a shard given twice is fine
+    merged = json.loads(capsys.readouterr().out)
+    assert merged["scores"] == single.scores and merged["score"] == single.score
+    assert merged["signature"] == single.signature and merged["corpus"] == single.corpus
+    with pytest.raises(SystemExit, match="a shard is missing"):
+        cli.main(["reduce", parts[0], parts[2]])
+
+
+def test_shards_are_round_robin_and_validated():
+    assert distributed.shard_ids(7, 2, 3) == [1, 4]
+    assert distributed.parse_shard("3/3") == (3, 3)
+    for bad in ["0/3", "4/3", "x", "1/0"]:
+        with pytest.raises(ValueError):
+            distributed.parse_shard(bad)
+
+
+def test_records_from_another_run_are_refused(toy_registered, tmp_path):
+    scorer_a, scorer_b = nlgmetrics.load("toy", scale=1.0), nlgmetrics.load("toy", scale=3.0)
+    a = distributed.write_records(str(tmp_path / "a.jsonl"), "toy", {"scale": 1.0}, scorer_a,
+                                  distributed.score_shard(scorer_a, HYPS, REFS, shard=(1, 2)), n_segments=8, shard=(1, 2))
+    b = distributed.write_records(str(tmp_path / "b.jsonl.gz"), "toy", {"scale": 3.0}, scorer_b,
+                                  distributed.score_shard(scorer_b, HYPS, REFS, shard=(2, 2)), n_segments=8, shard=(2, 2))
+    with pytest.raises(ValueError, match="different run"):
+        distributed.read_records([str(a), str(b)])
+
+
+def test_without_process_group_it_is_plain_scoring(toy_registered):
+    scorer = nlgmetrics.load("toy")
+    assert distributed.score_distributed(scorer, HYPS, REFS).scores == scorer.score(HYPS, REFS).scores
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def run_torchrun(tmp_path, metric, options, predictions, references=None, sources=None, registry=None):
+    spec = {"metric": metric, "options": options, "predictions": predictions, "references": references,
+            "sources": sources, "registry": registry or {}}
+    spec_path, out_path = tmp_path / "spec.json", tmp_path / "out.json"
+    spec_path.write_text(json.dumps(spec))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
+               OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1", GLOO_SOCKET_IFNAME="lo")
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+           "--master_addr", "127.0.0.1", "--master_port", str(_free_port()),
+           str(HERE / "dist_worker.py"), str(spec_path), str(out_path)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rank0 = json.loads(out_path.read_text())
+    rank1 = json.loads(Path(str(out_path) + ".rank1").read_text())
+    assert rank0["world"] == 2 and rank1["result"] == rank0["result"]
+    return rank0["result"]
+
+
+def test_torchrun_two_processes_equal_single_process(toy_registered, tmp_path):
+    got = run_torchrun(tmp_path, "toy", {"scale": 2.0}, HYPS, REFS, registry={"toy": list(TOY)})
+    single = nlgmetrics.load("toy", scale=2.0).score(HYPS, REFS)
+    assert got["scores"] == single.scores and got["score"] == single.score and got["corpus"] == single.corpus
