@@ -166,7 +166,8 @@ def main() -> None:
                   results[lp]["rows"]["BLEU"]["seg_groups"], results[lp]["rows"]["BLEU"]["darr_pairs"]] for lp in lps]
     tables.append(table("Data used", ["lp", "systems", "sources", "rated outputs", "groups with tau", "DARR pairs"],
                         size_rows))
-    write_results("texteval_quality", tables,
+    name = "texteval_quality" if args.distance == "neg_log_p" else f"texteval_quality_{args.distance}"
+    write_results(name, tables,
                   notes=[f"total {t['seconds']:.0f}s", __doc__.split("\n\n", 1)[1].strip()],
                   extra={"settings": vars(args), "per_lp": results})
 

@@ -239,6 +239,16 @@ def test_shared_standard_set_is_computed_once_and_gives_the_same_scores():
 
 
 @pytest.mark.parametrize("approach", ["direct", "scaling"])
+def test_each_member_against_the_rest_via_score_equals_rank_set(approach):
+    """Rows whose standard sets overlap (each output of a source against the others) share
+    cached pair distances; the result is rank_set's."""
+    texts = PREDS + REFS[0] + REFS[1][:1]
+    scorer = TextEval(model="words", approach=approach, corpus="mean", quiet=True)
+    result = scorer.score(texts, [texts[:i] + texts[i + 1:] for i in range(len(texts))])
+    assert result.scores == pytest.approx(getattr(scorer.rank_set(texts), approach), abs=1e-9)
+
+
+@pytest.mark.parametrize("approach", ["direct", "scaling"])
 def test_document_corpus_score_concatenates_and_survives_sharding(approach):
     scorer = TextEval(model="words", approach=approach, quiet=True)
     inputs = scorer.validate(PREDS, REFS)

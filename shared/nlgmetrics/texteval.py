@@ -319,12 +319,13 @@ class TextEval(Scorer):
             return value, value, max(df, 0)
         return neg_log_p(value, df), value, max(df, 0)
 
-    def pairwise(self, n: int, pair: Callable[[int, int], Tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-        """The symmetric n x n distance matrix of ``pair(i, j)`` (i < j)."""
+    @staticmethod
+    def pairwise(n: int, distance: Callable[[int, int], float]) -> np.ndarray:
+        """The symmetric n x n matrix of ``distance(i, j)`` (computed for i < j)."""
         distances = np.zeros((n, n))
         for i in range(n):
             for j in range(i + 1, n):
-                distances[i, j] = distances[j, i] = self.pair_distance(*pair(i, j))[0]
+                distances[i, j] = distances[j, i] = distance(i, j)
         return distances
 
     def _analyse(self, n: int, pair: Callable[[int, int], Tuple[np.ndarray, np.ndarray]],
@@ -348,7 +349,7 @@ class TextEval(Scorer):
                 composite = rating_weights([r for k, r in enumerate(ratings) if k != i]) @ rest
             direct[i] = self.pair_distance(own, composite)[0]
         if distances is None:
-            distances = self.pairwise(n, pair)
+            distances = self.pairwise(n, lambda i, j: self.pair_distance(*pair(i, j))[0])
         coords, r2, sign = self._scale(distances, -direct)
         return direct, distances, coords, r2, sign
 
@@ -463,13 +464,14 @@ class TextEval(Scorer):
         unique = list(dict.fromkeys(inputs.predictions + [t for r in refs for t in r]))
         table = dict(zip(unique, self.counts(unique)))
         sets: Dict[Tuple[str, ...], _StandardSet] = {}
+        pair_cache: Dict[Tuple[str, str], float] = {}
         records = []
         rows = zip(inputs.ids, inputs.predictions, refs)
         for seg_id, pred, ref_texts in progress(rows, total=len(inputs), desc="texteval", quiet=self.quiet):
             key = tuple(ref_texts)
             if key not in sets:
-                sets[key] = _StandardSet(self, [table[t] for t in ref_texts])
-            record = sets[key].rate(table[pred])
+                sets[key] = _StandardSet(self, [table[t] for t in ref_texts], key, pair_cache)
+            record = sets[key].rate(table[pred], pred)
             record["id"] = seg_id
             if self.corpus == "document":
                 record["counts"] = dict(table[pred])
@@ -527,11 +529,16 @@ class TextEval(Scorer):
 
 class _StandardSet:
     """A standard set of texts (their counts), with what every prediction rated against it
-    shares computed once: the composite and, for scaling, the pairwise distances."""
+    shares computed once: the composite and, for scaling, the pairwise distances. With
+    ``keys`` (the members' texts) and a ``cache`` shared between sets, the distance of each
+    pair of texts is computed once per call, however many sets it appears in."""
 
-    def __init__(self, scorer: TextEval, members: List[Mapping[str, float]]) -> None:
+    def __init__(self, scorer: TextEval, members: List[Mapping[str, float]],
+                 keys: Optional[Sequence[str]] = None, cache: Optional[Dict[Tuple[str, str], float]] = None) -> None:
         self.scorer = scorer
         self.members = members
+        self.keys = list(keys) if keys is not None else None
+        self.cache = cache if cache is not None else {}
         self.vocab: Dict[str, int] = {}
         for c in members:
             for key in c:
@@ -540,9 +547,9 @@ class _StandardSet:
         self.composite = self.matrix.sum(axis=0)
         self._distances: Optional[np.ndarray] = None
 
-    def rate(self, prediction: Mapping[str, float]) -> Dict[str, Any]:
+    def rate(self, prediction: Mapping[str, float], text: Optional[str] = None) -> Dict[str, Any]:
         """The prediction's record: score, distance to the composite, G2, df, tokens (and
-        for scaling its coordinate's set r2 and reliability)."""
+        for scaling its coordinate's set r2 and reliability); ``text`` is its text."""
         scorer = self.scorer
         index = dict(self.vocab)
         base = self.matrix.shape[1]
@@ -563,7 +570,7 @@ class _StandardSet:
             d = np.zeros((n, n))
             d[1:, 1:] = self.member_distances()
             for j in range(1, n):
-                d[0, j] = d[j, 0] = scorer.pair_distance(pred, full[j])[0]
+                d[0, j] = d[j, 0] = self._cached(text, j - 1, lambda: scorer.pair_distance(pred, full[j])[0])
             _, _, coords, r2, _ = scorer._analyse(n, lambda i, j: (full[i], full[j]),
                                                   lambda i: (full[i], np.delete(full, i, axis=0)), distances=d)
             record.update(score=float(coords[0]), r2=r2, reliable=bool(r2 >= scorer.min_r2))
@@ -572,8 +579,20 @@ class _StandardSet:
     def member_distances(self) -> np.ndarray:
         """Pairwise distances among the members, computed once per standard set."""
         if self._distances is None:
-            self._distances = self.scorer.pairwise(len(self.members), lambda i, j: (self.matrix[i], self.matrix[j]))
+            keys = self.keys or [None] * len(self.members)
+            self._distances = self.scorer.pairwise(len(self.members), lambda i, j: self._cached(
+                keys[i], j, lambda: self.scorer.pair_distance(self.matrix[i], self.matrix[j])[0]))
         return self._distances
+
+    def _cached(self, text: Optional[str], member: int, compute: Callable[[], float]) -> float:
+        """The distance between ``text`` and member ``member``, from the cache when both
+        texts are known."""
+        if text is None or self.keys is None:
+            return compute()
+        pair = (text, self.keys[member]) if text <= self.keys[member] else (self.keys[member], text)
+        if pair not in self.cache:
+            self.cache[pair] = compute()
+        return self.cache[pair]
 
 
 def _dense(counts: Sequence[Mapping[str, float]], vocab: Optional[Dict[str, int]] = None) -> np.ndarray:
