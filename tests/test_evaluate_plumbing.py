@@ -1,0 +1,146 @@
+"""Every metric folder loads with ``evaluate.load`` offline, from any directory, through
+``nlgmetrics.metric_path``, and returns the core scorer's numbers; the CLI drives the same
+scorers."""
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import nlgmetrics
+from nlgmetrics import cli
+
+NAMES = sorted(nlgmetrics.REGISTRY)
+
+
+@pytest.fixture(scope="module")
+def tiny_m2m(tmp_path_factory):
+    tiny_models = pytest.importorskip("tiny_models")
+    return tiny_models.build_tiny_m2m100(tmp_path_factory.mktemp("tiny-m2m100"))
+
+
+def options_for(name, tiny_m2m_path=None):
+    """Constructor options that run offline: the metric's demo options, or for DATScore the
+    tiny local model."""
+    cls = nlgmetrics.scorer_class(name)
+    if cls.demo_options is not None:
+        return dict(cls.demo_options, quiet=True)
+    if name == "datscore":
+        return {"model": tiny_m2m_path, "quiet": True}
+    pytest.skip(f"{name} has no offline configuration")
+
+
+@pytest.fixture
+def offline_options(request, tiny_m2m):
+    return lambda name: options_for(name, tiny_m2m)
+
+
+def test_list_metrics_names_all_five():
+    assert sorted(nlgmetrics.list_metrics()) == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_evaluate_load_offline_equals_core(name, offline_options, tmp_path, monkeypatch):
+    import evaluate
+
+    if name not in nlgmetrics.list_metrics():
+        pytest.skip(f"{name} not installed")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.chdir(tmp_path)  # metric_path works from any directory
+    path = nlgmetrics.metric_path(name)
+    assert Path(path, f"{name}.py").exists() and Path(path, "README.md").exists()
+    options = offline_options(name)
+    example = nlgmetrics.scorer_class(name).demo_inputs
+    module = evaluate.load(path)
+    kwargs = {k: v for k, v in example.items() if v is not None}
+    got = module.compute(**kwargs, **options)
+    core = nlgmetrics.load(name, **options).score(example["predictions"], example.get("references"),
+                                                  example.get("sources"))
+    assert got["scores"] == pytest.approx(core.scores, abs=1e-9)
+    assert got["score"] == pytest.approx(core.score, abs=1e-9)
+    assert got["signature"] == core.signature
+    assert len(got["scores"]) == len(example["predictions"])
+
+
+def test_metric_path_errors():
+    with pytest.raises(ValueError, match="unknown metric"):
+        nlgmetrics.metric_path("bleurt")
+
+
+def _demo_files(tmp_path, name):
+    example = nlgmetrics.scorer_class(name).demo_inputs
+    paths = {}
+    for field, flag in (("predictions", "-p"), ("references", "-r"), ("sources", "-s")):
+        values = example.get(field)
+        if values is None:
+            continue
+        if values and not isinstance(values[0], str):  # multi-reference: one file per column
+            for k in range(len(values[0])):
+                p = tmp_path / f"{field}{k}.txt"
+                p.write_text("\n".join(v[k] for v in values) + "\n")
+                paths.setdefault(flag, []).append(str(p))
+        else:
+            p = tmp_path / f"{field}.txt"
+            p.write_text("\n".join(values) + "\n")
+            paths[flag] = [str(p)]
+    return example, paths
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cli_score_json_equals_core(name, offline_options, tmp_path, capsys):
+    if name not in nlgmetrics.list_metrics():
+        pytest.skip(f"{name} not installed")
+    options = offline_options(name)
+    example, paths = _demo_files(tmp_path, name)
+    if nlgmetrics.scorer_class(name).multi_reference and "-r" in paths and len(paths["-r"]) == 1:
+        pytest.skip("multi-reference example with one column")
+    argv = ["score", name, "--json", "--quiet"]
+    for flag, files in paths.items():
+        for f in files:
+            argv += [flag, f]
+    for key, value in options.items():
+        if key != "quiet":
+            argv += ["-o", f"{key}={json.dumps(value) if not isinstance(value, str) else value}"]
+    assert cli.main(argv) == 0
+    payload = json.loads(capsys.readouterr().out)
+    core = nlgmetrics.load(name, **options).score(example["predictions"], example.get("references"),
+                                                  example.get("sources"))
+    assert payload["scores"] == pytest.approx(core.scores, abs=1e-9)
+    assert payload["signature"] == core.signature
+
+
+def test_cli_errors_are_clear(tmp_path, capsys):
+    hyp = tmp_path / "h.txt"
+    hyp.write_text("a\nb\n")
+    ref = tmp_path / "r.txt"
+    ref.write_text("a\n")
+    with pytest.raises(SystemExit, match="has 1 lines but the hypothesis file has 2"):
+        cli.main(["score", "sam", "-p", str(hyp), "-r", str(ref)])
+    with pytest.raises(SystemExit, match="does not take option"):
+        cli.main(["score", "sam", "-p", str(hyp), "-r", str(hyp), "-o", "no_such_option=1"])
+    with pytest.raises(SystemExit):
+        cli.main(["score", "nope", "-p", str(hyp)])
+
+
+def test_cli_list_and_demo(capsys):
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in nlgmetrics.list_metrics():
+        assert name in out
+    assert cli.main(["demo", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "FAILED" not in out
+    for name in nlgmetrics.list_metrics():
+        assert f"{name}:" in out
+
+
+def test_cli_meta_eval(shared_data, capsys):
+    data = shared_data / "wmt17_da_seg.jsonl.gz"
+    assert cli.main(["meta-eval", "sam", str(data), "--human", "human", "--limit", "60",
+                     "-o", "base=chrf", "--bootstrap", "50", "--json", "--quiet"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    seg = payload["segment"]
+    assert set(seg) == {"pearson", "spearman", "kendall"} and payload["n"] == 60
+    for v in seg.values():
+        assert -1 <= v["ci95"][0] <= v["value"] <= v["ci95"][1] <= 1 or v["value"] != v["value"]
+    assert set(payload["system"]) == {"pearson", "spearman", "kendall"}
