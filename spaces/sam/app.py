@@ -1,0 +1,116 @@
+"""Gradio Space for SAM (Saadany et al., RANLP 2021): the hypothesis and the reference with the
+words they do not share coloured by prior polarity, the base metric score and the
+sentiment-adjusted score. Run ``python app.py``; tests call :func:`build_demo`."""
+from __future__ import annotations
+
+import html
+import re
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+import gradio as gr
+
+from nlgmetrics import spaces_support as ui
+from nlgmetrics.sam import BASE_SCALES, BASES, PROFILES
+
+#: the paper's examples 1-4 (Section 2)
+EXAMPLES = [
+    {"predictions": "If he had blown himself up in your country, God would forgive him",
+     "references": "If he had blown himself up in your country, God would not forgive"},
+    {"predictions": "What is this amount of anger, I don't understand!",
+     "references": "What is this amount of happiness, I don't understand!"},
+    {"predictions": "The weather is sunny, what a happy day\nI'm not sure why, but I feel so happy today",
+     "references": "The sun is shining, what a cheerful day\nI don't get it, but I feel so sad today"},
+]
+
+INTRO = """SAM adjusts a sentence-level metric C_hr (METEOR, BLEU, chrF or BERTScore) by the sentiment
+of the words the hypothesis and the reference **do not** share: each side's unmatched words get
+their prior polarity from a lexicon (SentiWordNet 3.0 here), S_h and S_r are their |s|-weighted
+means, p = |S_h − S_r| / 2 and **SAM = C_hr · (1 − p)**. Unmatched words are coloured
+<span style="background:#c7e9c0">positive</span>, <span style="background:#fcbba1">negative</span>
+or <span style="text-decoration:underline dotted">without polarity</span>. The `paper` profile
+uses roberta-large for BERTScore (from the Hub); `lite` uses all-MiniLM-L6-v2 and runs offline."""
+
+
+def settings(initial: Mapping[str, Any]) -> Dict[str, Any]:
+    return {
+        "base": gr.Dropdown([b for b in BASES if b != "given"], value=initial.get("base", "meteor"),
+                            label="Base metric C_hr", elem_id="setting-base"),
+        "profile": gr.Radio(list(PROFILES), value=initial.get("profile") or ui.default_profile(list(PROFILES)),
+                            label="Profile", info="the BERTScore encoder: paper = roberta-large, lite = MiniLM",
+                            elem_id="setting-profile"),
+        "matching": gr.Radio(["lemma", "meteor"], value=initial.get("matching", "lemma"), label="Word matching",
+                             info="lemma#pos, or METEOR's exact/stem/synonym stages", elem_id="setting-matching"),
+    }
+
+
+def polarity_style(polarity: float, known: bool) -> str:
+    """Background by polarity (green positive, red negative, darker when stronger)."""
+    if not known or polarity == 0:
+        return "text-decoration:underline dotted #888;"
+    strength = min(abs(polarity), 1.0)
+    colour = (199, 233, 192) if polarity > 0 else (252, 187, 161)
+    dark = (49, 163, 84) if polarity > 0 else (222, 45, 38)
+    mixed = tuple(int(c + (d - c) * strength * 0.6) for c, d in zip(colour, dark))
+    return f"background:rgb{mixed};border-radius:3px;padding:0 2px;"
+
+
+def highlight(text: str, items: Sequence[Mapping[str, Any]]) -> str:
+    """``text`` with each mismatched item marked where it occurs (items are in text order)."""
+    out: List[str] = []
+    pos = 0
+    for item in items:
+        words = str(item["word"]).split()
+        pattern = r"(?<!\w)" + r"\s+".join(re.escape(w) for w in words) + r"(?!\w)"
+        found = re.search(pattern, text[pos:])
+        if found is None:
+            continue
+        start, end = pos + found.start(), pos + found.end()
+        polarity = float(item["polarity"])
+        sign = "positive" if polarity > 0 else "negative" if polarity < 0 else "neutral"
+        out.append(html.escape(text[pos:start]))
+        out.append(f'<span class="sam-word" data-polarity="{sign}" data-value="{polarity!r}" '
+                   f'title="{html.escape(item["item"])}: {polarity:+.3f}" '
+                   f'style="{polarity_style(polarity, bool(item.get("known")))}">{html.escape(text[start:end])}</span>')
+        pos = end
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
+
+
+def explain(scorer: Any, result: Any, inputs: Dict[str, Any]) -> List[str]:
+    blocks = []
+    scale = BASE_SCALES.get(scorer.base, "")
+    for i, (hyp, ref) in enumerate(zip(inputs["predictions"], inputs["references"])):
+        if i >= ui.MAX_DRAWN:
+            break
+        d = result.details[i]
+        words = (f'<div style="font-size:16px;line-height:1.9"><b>Hypothesis</b>&nbsp; '
+                 f'<span data-role="hypothesis">{highlight(hyp, d["mismatches"]["hypothesis"])}</span><br>'
+                 f'<b>Reference</b>&nbsp; <span data-role="reference">{highlight(ref, d["mismatches"]["reference"])}</span></div>')
+        numbers = (f'<div style="margin:6px 0">S_h = {ui.fmt(d["s_h"])}, S_r = {ui.fmt(d["s_r"])}, '
+                   f'p = |S_h − S_r| / 2 = {ui.fmt(d["p"])}</div>')
+        chart = ui.bar_chart([(f"base {scorer.base}", d["base"]), ("SAM = base·(1−p)", result.scores[i])],
+                             digits=4, role="base-vs-sam")
+        blocks.append(ui.section(f"Segment {i + 1} (scale {scale})", words + numbers + chart))
+    return ["".join(blocks)]
+
+
+def note(result: Any) -> str:
+    corpus = result.corpus
+    return (f"mean base {corpus['base']} = {ui.fmt(corpus['base_score'])} (scale {corpus['scale']}); "
+            f"mean p = {ui.fmt(corpus['mean_p'])}")
+
+
+SPEC = ui.SpaceSpec(
+    metric="sam", title="SAM: sentiment-aware adjustment of MT metrics", intro=INTRO,
+    settings=settings, visuals=lambda: [gr.HTML(elem_id="sam-words")], explain=explain,
+    examples=EXAMPLES, note=note)
+
+
+def build_demo(scorer_factory: Optional[ui.Factory] = None, options: Optional[Mapping[str, Any]] = None,
+               preload: bool = True) -> gr.Blocks:
+    """The SAM Space (not launched); see :func:`nlgmetrics.spaces_support.build_space`."""
+    return ui.build_space(SPEC, scorer_factory, options, preload)
+
+
+if __name__ == "__main__":
+    ui.launch(build_demo())
