@@ -117,7 +117,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--groups", type=int, default=250, help="source segments sampled per language pair")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--distance", default="neg_log_p", choices=["neg_log_p", "g2"])
+    parser.add_argument("--distance", default="g2", choices=["g2", "neg_log_p"])
     parser.add_argument("--lps", default="", help="comma-separated language pairs (default: all)")
     args = parser.parse_args()
 
@@ -166,7 +166,7 @@ def main() -> None:
                   results[lp]["rows"]["BLEU"]["seg_groups"], results[lp]["rows"]["BLEU"]["darr_pairs"]] for lp in lps]
     tables.append(table("Data used", ["lp", "systems", "sources", "rated outputs", "groups with tau", "DARR pairs"],
                         size_rows))
-    name = "texteval_quality" if args.distance == "neg_log_p" else f"texteval_quality_{args.distance}"
+    name = "texteval_quality" if args.distance == "g2" else f"texteval_quality_{args.distance}"
     write_results(name, tables,
                   notes=[f"total {t['seconds']:.0f}s", __doc__.split("\n\n", 1)[1].strip()],
                   extra={"settings": vars(args), "per_lp": results})

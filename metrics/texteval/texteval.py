@@ -20,7 +20,7 @@ TextEval (Brew and Thompson, 1994) rates a translation by how much it resembles 
 translations of the same source (its standard set): good translations are expected to resemble
 each other more than bad ones. Each text is a multinomial over words, part-of-speech tags or
 ambiguity classes; two texts are compared by Dunning's log-likelihood ratio G2 (or the -ln p of
-it, as in the paper). The direct approach scores a text by its distance from the composite of its
+it, as the paper reports). The direct approach scores a text by its distance from the composite of its
 standard set (score = -distance, higher is better); the scaling approach places the set on one
 dimension by classical multidimensional scaling and scores the text by its coordinate, oriented
 toward the consensus.
@@ -34,7 +34,8 @@ Args:
         its work is then done once.
     model (str): "tags" (default), "words" or "classes" (ambiguity classes).
     approach (str): "direct" (default) or "scaling".
-    distance (str): "neg_log_p" (default, -ln p of G2 under chi-square k-1 df) or "g2".
+    distance (str): "g2" (default, Dunning's log-likelihood ratio) or "neg_log_p" (-ln p of G2
+        under chi-square with k-1 df, as the paper reports; degenerate for long word-count texts).
     ngram (int): 1 (default) or higher for n-gram multinomials of the features.
     corpus (str): "document" (default: the predictions as one text against the references
         concatenated slot by slot) or "mean" (mean of the segment scores).
@@ -49,7 +50,7 @@ Examples:
     >>> out = texteval.compute(predictions=["the cat sat on the mat"],
     ...                        references=[["the cat sat on a mat", "a cat was on the mat"]])  # doctest: +SKIP
     >>> round(out["scores"][0], 4)  # doctest: +SKIP
-    -0.2343
+    -3.1395
 """
 
 _CONFIGS = {
