@@ -143,10 +143,10 @@ def fit_pairwise(better: np.ndarray, worse: np.ndarray, names: Sequence[str], *,
                          {"pairs": int(len(better)), "c": c, "train_pair_accuracy": round(accuracy, 4)})
 
 
-def shipped_model(variant: str) -> PairwiseModel:
+def shipped_model(variant: str, lexical_layer: str = "flat") -> PairwiseModel:
     """The default tuned weights shipped with the package (see nlgmetrics.training.discotk_weights)."""
     data = json.loads(data_path(WEIGHTS_FILE).read_text())
-    return PairwiseModel.from_dict(data[variant])
+    return PairwiseModel.from_dict(data[variant if lexical_layer == "flat" else f"{variant}/{lexical_layer}"])
 
 
 # --------------------------------------------------------------------------------------
@@ -306,12 +306,13 @@ class DiscoTK(Scorer):
         if isinstance(weights, str) and weights == "uniform":
             return "uniform", None
         if isinstance(weights, str) and weights == "tuned":
-            return "tuned", self._checked(shipped_model(self.variant))
+            return "tuned", self._checked(shipped_model(self.variant, self.lexical_layer))
         if isinstance(weights, PairwiseModel):
             return "custom", self._checked(weights)
         if isinstance(weights, (str, Path)):
             data = json.loads(Path(weights).read_text())
-            return f"file:{Path(weights).name}", self._checked(PairwiseModel.from_dict(data.get(self.variant, data)))
+            key = self.variant if self.lexical_layer == "flat" else f"{self.variant}/{self.lexical_layer}"
+            return f"file:{Path(weights).name}", self._checked(PairwiseModel.from_dict(data.get(key, data)))
         if isinstance(weights, Mapping):
             return "custom", self._checked(PairwiseModel.from_dict(weights))
         raise ValueError(f"weights must be 'uniform', 'tuned', a path, a mapping or a PairwiseModel, got {weights!r}")
@@ -354,6 +355,12 @@ class DiscoTK(Scorer):
                     deps = DependencyItems.from_parsed(parses[t]) if self.variant == "party" else None
                     self._cache[t] = _Analysis(tree, plain[t], compiled, selfk, deps)
             return [self._cache[t] for t in texts]
+
+    def clear_cache(self) -> None:
+        """Forget the analyses of texts seen so far (the dependency parses stay cached in the
+        shared analyzer)."""
+        with self._lock:
+            self._cache.clear()
 
     def pair_features(self, hyp: _Analysis, ref: _Analysis) -> Dict[str, float]:
         """Raw features of one (hypothesis, reference) pair."""
