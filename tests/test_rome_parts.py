@@ -1,0 +1,274 @@
+"""RoMe's building blocks without models: the transport problem, the hard alignment, the
+Zhang-Shasha tree edit distance (against a brute-force recursion) and TED-SE's node equality."""
+from __future__ import annotations
+
+import functools
+import math
+import random
+
+import numpy as np
+import pytest
+
+from nlgmetrics.core.tree_edit import tree_edit_distance
+from nlgmetrics.core.trees import Tree
+from nlgmetrics.rome import (DependencyTree, ScorerNetwork, earth_movers_distance, emd_similarity,
+                             hard_alignment, preprocess, relative_position_gap, tfidf_weights,
+                             transport_distance, ted_se)
+
+
+# -- F_EMD ---------------------------------------------------------------------------------
+def test_preprocess_lowercases_and_strips_punctuation():
+    assert preprocess("Hello, World! It's 4154411100. ok?") == ["hello", "world", "it", "s", "4154411100", "ok"]
+    assert preprocess("...!") == []
+    assert preprocess("Ça va 🙂") == ["ça", "va", "🙂"]
+
+
+def test_tfidf_weights_hand_computed():
+    w = tfidf_weights(["a", "b", "b"], ["a", "c"])
+    raw = np.array([math.log10(2), (1 + math.log10(2)) * math.log10(3), (1 + math.log10(2)) * math.log10(3)])
+    assert np.allclose(w, raw / raw.sum())
+    assert tfidf_weights([], ["a"]).shape == (0,)
+
+
+def test_transport_value_equals_pot_emd():
+    import ot
+
+    rng = np.random.default_rng(0)
+    for m, n in [(1, 1), (3, 5), (6, 4), (7, 7)]:
+        a, b = rng.random(m), rng.random(n)
+        a, b = a / a.sum(), b / b.sum()
+        cos = rng.uniform(-0.2, 1.0, size=(m, n))
+        dist = transport_distance(cos, hard_alignment(cos), 0.07)
+        expected = float((ot.emd(a, b, dist) * dist).sum())
+        assert earth_movers_distance(dist, a, b) == pytest.approx(expected, abs=1e-12)
+        # with normalised weights and a one-to-one alignment the optimum has a closed form
+        closed = 1.0 - sum(min(a[i], b[j]) * (1 - dist[i, j]) for i, j in hard_alignment(cos))
+        assert expected == pytest.approx(closed, abs=1e-9)
+
+
+def test_transport_toy_cases_by_hand():
+    assert earth_movers_distance(np.array([[0.2, 1.0], [1.0, 0.4]]), [0.5, 0.5], [0.5, 0.5]) == pytest.approx(0.3)
+    assert earth_movers_distance(np.array([[0.1], [1.0]]), [0.5, 0.5], [1.0]) == pytest.approx(0.55)
+
+
+def test_emd_similarity_hand_computed():
+    hyp = np.array([[1.0, 0.0], [0.0, 1.0]])
+    # cos(h2, r2) = 0.6 is not above the 0.60 threshold: only a-a is aligned
+    ref = np.array([[1.0, 0.0], [0.8, 0.6]])
+    f, pairs = emd_similarity(["a", "b"], ["a", "c"], hyp, ref)
+    share_a = math.log10(2) / (math.log10(2) + math.log10(3))
+    assert pairs == [(0, 0)]
+    assert f == pytest.approx(share_a)
+    # cos(h2, r2) = 0.8: aligned, d = 1 - 0.8 (no soft penalty when m = n)
+    f, pairs = emd_similarity(["a", "b"], ["a", "c"], hyp, np.array([[1.0, 0.0], [0.6, 0.8]]))
+    assert pairs == [(0, 0), (1, 1)]
+    assert f == pytest.approx(1 - (1 - share_a) * 0.2)
+
+
+def test_soft_penalty_vanishes_for_equal_lengths_only():
+    cos = np.full((3, 3), 0.9)
+    pairs = [(0, 2), (1, 1), (2, 0)]
+    assert np.allclose(transport_distance(cos, pairs, 0.07)[tuple(np.array(pairs).T)], 0.1)
+    cos = np.full((2, 4), 0.9)
+    d = transport_distance(cos, [(0, 3)], 0.07)
+    gap = relative_position_gap(2, 4)[0, 3]
+    assert d[0, 3] == pytest.approx(1 - 0.9 * math.exp(-0.07 * (2 * 2 / 6) * gap))
+    assert d[1].tolist() == [1.0] * 4 and d[0, :3].tolist() == [1.0] * 3
+
+
+def test_emd_similarity_empty_sides():
+    assert emd_similarity([], ["a"], np.zeros((0, 2)), np.ones((1, 2))) == (0.0, [])
+    assert emd_similarity(["a"], [], np.ones((1, 2)), np.zeros((0, 2))) == (0.0, [])
+
+
+# -- hard alignment -------------------------------------------------------------------------
+def test_alignment_is_one_to_one_and_respects_threshold():
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        m, n = rng.integers(1, 9, size=2)
+        cos = rng.uniform(0.3, 1.0, size=(m, n))
+        pairs = hard_alignment(cos, 0.60)
+        rows, cols = [i for i, _ in pairs], [j for _, j in pairs]
+        assert len(set(rows)) == len(rows) and len(set(cols)) == len(cols)
+        assert all(cos[i, j] > 0.60 for i, j in pairs)
+        score = cos * (1 - relative_position_gap(m, n))
+        assert all(j == int(np.argmax(score[i])) for i, j in pairs)
+
+
+def test_alignment_threshold_is_strict_and_repeats_are_refused():
+    assert hard_alignment(np.array([[0.60]])) == []
+    assert hard_alignment(np.array([[0.61]])) == [(0, 0)]
+    # a repeated hypothesis word wants the same reference word: only the first gets it
+    assert hard_alignment(np.array([[0.95], [0.95], [0.95]])) == [(0, 0)]
+
+
+# -- tree edit distance ----------------------------------------------------------------------
+def _random_tree(rng: random.Random, size: int, labels: str) -> Tree:
+    nodes = [Tree(rng.choice(labels))]
+    for _ in range(size - 1):
+        parent = rng.choice(nodes)
+        child = Tree(rng.choice(labels))
+        parent.children.insert(rng.randint(0, len(parent.children)), child)
+        nodes.append(child)
+    return nodes[0]
+
+
+def _frozen(tree: Tree, counter: list) -> tuple:
+    """(postorder id, children) with ids assigned in post-order."""
+    kids = tuple(_frozen(c, counter) for c in tree.children)
+    counter[0] += 1
+    return (counter[0] - 1, kids)
+
+
+def brute_force_ted(t1: Tree, t2: Tree, cost) -> float:
+    """The textbook forest recursion (rightmost roots), memoised; independent of Zhang-Shasha."""
+    f1, f2 = _frozen(t1, [0]), _frozen(t2, [0])
+
+    @functools.lru_cache(maxsize=None)
+    def fd(a: tuple, b: tuple) -> float:
+        if not a and not b:
+            return 0.0
+        if not b:
+            return fd(a[:-1] + a[-1][1], ()) + 1
+        if not a:
+            return fd((), b[:-1] + b[-1][1]) + 1
+        v, w = a[-1], b[-1]
+        return min(fd(a[:-1] + v[1], b) + 1, fd(a, b[:-1] + w[1]) + 1,
+                   fd(v[1], w[1]) + fd(a[:-1], b[:-1]) + cost[v[0]][w[0]])
+
+    return fd((f1,), (f2,))
+
+
+def test_zhang_shasha_classic_example():
+    a = Tree.from_bracketed("(f (d a (c b)) e)")
+    b = Tree.from_bracketed("(f (c (d a b)) e)")
+    assert tree_edit_distance(a, b) == 2.0
+    assert tree_edit_distance(a, a) == 0.0
+    assert tree_edit_distance(Tree("x"), b) == 6.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_zhang_shasha_equals_brute_force(seed):
+    rng = random.Random(seed)
+    for _ in range(15):
+        t1 = _random_tree(rng, rng.randint(1, 7), "abc")
+        t2 = _random_tree(rng, rng.randint(1, 7), "abc")
+        n1, n2 = list(t1.postorder()), list(t2.postorder())
+        unit = [[0.0 if x.label == y.label else 1.0 for y in n2] for x in n1]
+        assert tree_edit_distance(t1, t2) == brute_force_ted(t1, t2, unit)
+        weighted = [[rng.choice([0.0, 0.5, 1.0]) for _ in n2] for _ in n1]
+        assert tree_edit_distance(t1, t2, np.array(weighted)) == pytest.approx(brute_force_ted(t1, t2, weighted))
+        assert tree_edit_distance(t1, t2, lambda x, y: 0.0 if x.label == y.label else 1.0) == brute_force_ted(t1, t2, unit)
+
+
+def test_zhang_shasha_deep_tree_has_no_recursion_limit():
+    chain = Tree("a")
+    node = chain
+    for _ in range(3000):
+        node.children.append(Tree("a"))
+        node = node.children[0]
+    assert tree_edit_distance(chain, Tree("a")) == 3000.0
+
+
+def test_cost_matrix_shape_is_checked():
+    with pytest.raises(ValueError, match="post-order"):
+        tree_edit_distance(Tree("a", [Tree("b")]), Tree("a"), np.zeros((1, 1)))
+
+
+# -- TED-SE -----------------------------------------------------------------------------------
+def _dep(lemmas, heads) -> DependencyTree:
+    """A DependencyTree from lemmas and head indices (-1 = root), like dependency_tree builds."""
+    from nlgmetrics.core.linguistic import Parsed, Token
+    from nlgmetrics.rome import dependency_tree
+
+    tokens = [Token(w, w, "NOUN", "NN", h, "dep", 0) for w, h in zip(lemmas, heads)]
+    return dependency_tree(Parsed(" ".join(lemmas), tokens, "test", [range(len(tokens))]))
+
+
+def _unit(*angles):
+    return np.array([[math.cos(a), math.sin(a)] for a in angles])
+
+
+def test_ted_se_synonyms_cost_nothing_above_threshold():
+    hyp, ref = _dep(["house", "big"], [-1, 0]), _dep(["house", "large"], [-1, 0])
+    same = 0.0
+    for cos_big_large, expected in [(0.70, 0.0), (0.65, 0.0), (0.60, 1.0)]:
+        hv = _unit(same, math.acos(cos_big_large))
+        rv = _unit(same, 0.0)
+        norm, raw = ted_se(hyp, ref, hv, rv, delta=0.65)
+        assert raw == expected
+        assert norm == pytest.approx(expected / 2)
+
+
+def test_ted_se_equals_brute_force_with_semantic_costs():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        n1, n2 = rng.integers(1, 6, size=2)
+        heads1 = [-1] + [int(rng.integers(0, i)) for i in range(1, n1)]
+        heads2 = [-1] + [int(rng.integers(0, i)) for i in range(1, n2)]
+        hyp = _dep([f"w{rng.integers(0, 4)}" for _ in range(n1)], heads1)
+        ref = _dep([f"w{rng.integers(0, 4)}" for _ in range(n2)], heads2)
+        hv, rv = rng.normal(size=(n1, 3)), rng.normal(size=(n2, 3))
+        cos = (hv / np.linalg.norm(hv, axis=1, keepdims=True)) @ (rv / np.linalg.norm(rv, axis=1, keepdims=True)).T
+        # post-order cost: the roots match, words cost 0 when equal or similar enough
+        cost = []
+        for a in hyp.postorder_rows:
+            row = []
+            for b in ref.postorder_rows:
+                if a < 0 or b < 0:
+                    row.append(0.0 if a < 0 and b < 0 else 1.0)
+                else:
+                    row.append(0.0 if hyp.lemmas[a] == ref.lemmas[b] or cos[a, b] >= 0.65 else 1.0)
+            cost.append(row)
+        norm, raw = ted_se(hyp, ref, hv, rv)
+        assert raw == brute_force_ted(hyp.tree, ref.tree, cost)
+        assert norm == pytest.approx(min(raw / max(n1, n2), 1.0))
+
+
+def test_ted_se_ranges_and_normalisations():
+    empty = _dep([], [])
+    one = _dep(["word"], [-1])
+    assert ted_se(empty, empty, np.zeros((0, 2)), np.zeros((0, 2))) == (0.0, 0.0)
+    assert ted_se(empty, one, np.zeros((0, 2)), np.ones((1, 2))) == (1.0, 1.0)
+    chain = _dep(list("abcd"), [-1, 0, 1, 2])
+    star = _dep(list("efgh"), [-1, -1, -1, -1])
+    zeros = np.zeros((4, 2))
+    zeros[:, 0] = 1
+    far = np.zeros((4, 2))
+    far[:, 1] = 1
+    # a chain cannot map onto a star beyond one node: 1 substitution, 3 deletions, 3 insertions,
+    # more than the larger tree, so the max-normalised distance is clipped at 1
+    norm, raw = ted_se(chain, star, zeros, far)
+    assert raw == 7.0 and norm == 1.0
+    assert ted_se(chain, star, zeros, far, normalisation="sum")[0] == pytest.approx(7 / 8)
+    with pytest.raises(ValueError):
+        ted_se(chain, star, zeros, far, normalisation="min")
+
+
+def test_dependency_tree_drops_punctuation_and_keeps_dependents():
+    from nlgmetrics.core.linguistic import Parsed, Token
+    from nlgmetrics.rome import dependency_tree
+
+    toks = [Token("Cats", "cat", "NOUN", "NNS", 1, "nsubj", 0), Token("sleep", "sleep", "VERB", "VBP", -1, "root", 0),
+            Token(",", ",", "PUNCT", ",", 1, "punct", 0), Token("yes", "yes", "INTJ", "UH", 2, "dep", 0),
+            Token(".", ".", "PUNCT", ".", 1, "punct", 0)]
+    tree = dependency_tree(Parsed("Cats sleep , yes .", toks, "test", [range(5)]))
+    assert tree.tree.to_bracketed() == "(<root> (sleep cat yes))"
+    assert tree.lemmas == ["cat", "sleep", "yes"]
+    assert tree.size == 3
+    cut = dependency_tree(Parsed("Cats sleep , yes .", toks, "test", [range(5)]), max_words=1)
+    assert cut.tree.to_bracketed() == "(<root> cat)"
+
+
+# -- the scorer network ------------------------------------------------------------------------
+def test_scorer_network_forward(tmp_path):
+    import json
+
+    layers = [{"weight": np.eye(30, 3).tolist(), "bias": [0.0] * 30},
+              {"weight": np.eye(20, 30).tolist(), "bias": [0.0] * 20},
+              {"weight": [[1.0] * 20], "bias": [-1.0]}]
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps({"layers": layers}))
+    net = ScorerNetwork(path)
+    out = net(np.array([[0.5, 0.25, 1.0], [-1.0, -1.0, -1.0]]))
+    assert out == pytest.approx([1 / (1 + math.exp(-(1.75 - 1))), 1 / (1 + math.exp(1))])
