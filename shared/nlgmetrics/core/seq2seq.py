@@ -29,9 +29,10 @@ import json
 import sqlite3
 import threading
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -85,8 +86,15 @@ class TranslationCache:
             with self._connect() as db:
                 db.execute("CREATE TABLE IF NOT EXISTS translations (key TEXT PRIMARY KEY, text TEXT NOT NULL)")
 
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(str(self.path), timeout=60)
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """A connection that commits (or rolls back) and closes at the end of the block."""
+        db = sqlite3.connect(str(self.path), timeout=60)
+        try:
+            with db:
+                yield db
+        finally:
+            db.close()
 
     @staticmethod
     def key(*parts: object) -> str:
