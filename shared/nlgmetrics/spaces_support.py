@@ -103,6 +103,23 @@ def default_profile(profiles: Sequence[str]) -> str:
     return "paper" if "paper" in profiles else profiles[0]
 
 
+_CORE_DEFAULT = object()
+
+
+class InitialValues:
+    """Initial values of an app's settings: the caller's ``options``, else the given default,
+    else the scorer's own default (so that the page follows the core)."""
+
+    def __init__(self, metric: str, options: Mapping[str, Any]) -> None:
+        self.params = inspect.signature(nlgmetrics.scorer_class(metric).__init__).parameters
+        self.options = dict(options)
+
+    def __call__(self, option: str, default: Any = _CORE_DEFAULT) -> Any:
+        if option in self.options:
+            return self.options[option]
+        return self.params[option].default if default is _CORE_DEFAULT else default
+
+
 # -- scorers, loaded once -------------------------------------------------------------------
 class ScorerPool:
     """Scorers by configuration, built once with ``factory(**options)``; the options a metric
@@ -368,7 +385,7 @@ def score_html(result: MetricResult, predictions: Sequence[str], note: str = "")
     carries its full-precision value in ``data-value`` for scripts and tests."""
     rows = "".join(
         f'<tr><td>{i + 1}</td><td class="nlgm-seg" data-role="segment" data-index="{i}" data-value="{s!r}">'
-        f'<b>{fmt(s)}</b></td><td>{html.escape(_short(p))}</td></tr>'
+        f'<b>{fmt(s)}</b></td><td>{html.escape(shorten(p))}</td></tr>'
         for i, (p, s) in enumerate(zip(predictions, result.scores)))
     note_html = f'<div style="color:#555;margin-top:4px">{html.escape(note)}</div>' if note else ""
     return (
@@ -382,7 +399,7 @@ def score_html(result: MetricResult, predictions: Sequence[str], note: str = "")
         f'word-break:break-all">{html.escape(result.signature)}</div></div>')
 
 
-def _short(text: str, width: int = 90) -> str:
+def shorten(text: str, width: int = 90) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -419,11 +436,9 @@ def bar_chart(items: Sequence[Tuple[str, float]], *, title: str = "", digits: in
             fill = negative_color if value < 0 else color
             parts.append(f'<rect x="{x0:.1f}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{fill}" '
                          f'data-label="{html.escape(str(label))}" data-value="{value!r}"/>')
-            tx = x0 + w + 4 if value >= 0 else x0 - 4
-            anchor = "start" if value >= 0 else "end"
-            if value < 0 and tx < label_width + 30:
-                tx, anchor = x0 + w + 4, "start"
-            parts.append(f'<text x="{tx:.1f}" y="{y + 14}" text-anchor="{anchor}">{fmt(value, digits)}</text>')
+            # positive values print at the bar's end, negative ones right of the zero line
+            tx = x0 + w + 4 if value >= 0 else zero + 4
+            parts.append(f'<text x="{tx:.1f}" y="{y + 14}">{fmt(value, digits)}</text>')
         else:
             parts.append(f'<text x="{zero + 4:.1f}" y="{y + 14}">n/a</text>')
     parts.append(f'<line x1="{zero:.1f}" y1="{top - 2}" x2="{zero:.1f}" y2="{height - 2}" stroke="#333"/>')
@@ -549,18 +564,19 @@ def tree_svg(root: TreeNode, *, leaf_width: int = 150, level_height: int = 62, r
 class SpaceSpec:
     """What an app tells :func:`build_space`.
 
-    ``settings()`` creates the metric's setting components inside the page and returns them
-    by scorer-option name; ``visuals()`` creates the output components; ``explain(scorer,
+    ``settings(initial)`` creates the metric's setting components inside the page (with
+    ``initial(option)`` as their values) and returns them by scorer-option name; ``visuals()`` creates the output components; ``explain(scorer,
     result, inputs)`` returns one value per visual component. ``examples`` are rows of
     (predictions, references, sources) texts, one segment per line. ``reference_set``: the
     references box is one standard set shared by every prediction (TextEval).
     ``gpu_dtypes``: half-precision dtypes the metric allows on a GPU, in preference order.
+    ``fixed_options``: scorer options the page always sets (e.g. to return what it draws).
     """
 
     metric: str
     title: str
     intro: str
-    settings: Callable[[Mapping[str, Any]], Dict[str, Any]]
+    settings: Callable[[InitialValues], Dict[str, Any]]
     visuals: Callable[[], List[Any]]
     explain: Callable[[Any, MetricResult, Dict[str, Any]], List[Any]]
     examples: List[Dict[str, str]]
@@ -568,6 +584,7 @@ class SpaceSpec:
     gpu_dtypes: Tuple[str, ...] = ("bf16", "fp16")
     labels: Dict[str, str] = field(default_factory=dict)
     note: Callable[[MetricResult], str] = lambda result: ""
+    fixed_options: Dict[str, Any] = field(default_factory=dict)
 
 
 def _dtype_choices(runtime: Runtime) -> List[str]:
@@ -592,7 +609,7 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
         gr.Markdown(f"# {spec.title}\n\n{spec.intro}")
         with gr.Accordion("Settings", open=True):
             with gr.Row():
-                setting_components = spec.settings(initial)
+                setting_components = spec.settings(InitialValues(spec.metric, initial))
                 if pool.uses_models:
                     setting_components["dtype"] = gr.Dropdown(
                         _dtype_choices(runtime), value=initial.get("dtype", runtime.dtype), label="dtype",
@@ -603,7 +620,7 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
         setting_list = [setting_components[n] for n in names]
 
         def current_options(values: Sequence[Any]) -> Dict[str, Any]:
-            return pool.options(dict(zip(names, values)), runtime)
+            return pool.options({**dict(zip(names, values)), **spec.fixed_options}, runtime)
 
         startup_message = ""
         if preload:

@@ -31,14 +31,14 @@ or <span style="text-decoration:underline dotted">without polarity</span>. The `
 uses roberta-large for BERTScore (from the Hub); `lite` uses all-MiniLM-L6-v2 and runs offline."""
 
 
-def settings(initial: Mapping[str, Any]) -> Dict[str, Any]:
+def settings(initial: ui.InitialValues) -> Dict[str, Any]:
     return {
-        "base": gr.Dropdown([b for b in BASES if b != "given"], value=initial.get("base", "meteor"),
+        "base": gr.Dropdown([b for b in BASES if b != "given"], value=initial("base"),
                             label="Base metric C_hr", elem_id="setting-base"),
-        "profile": gr.Radio(list(PROFILES), value=initial.get("profile") or ui.default_profile(list(PROFILES)),
+        "profile": gr.Radio(list(PROFILES), value=initial("profile", ui.default_profile(list(PROFILES))),
                             label="Profile", info="the BERTScore encoder: paper = roberta-large, lite = MiniLM",
                             elem_id="setting-profile"),
-        "matching": gr.Radio(["lemma", "meteor"], value=initial.get("matching", "lemma"), label="Word matching",
+        "matching": gr.Radio(["lemma", "meteor"], value=initial("matching"), label="Word matching",
                              info="lemma#pos, or METEOR's exact/stem/synonym stages", elem_id="setting-matching"),
     }
 
