@@ -229,3 +229,16 @@ def test_datscore_app_says_when_its_model_cannot_load(monkeypatch):
     demo = app.build_demo(options={"model": "facebook/m2m100_418M"})
     status = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "runtime")
     assert "could not be loaded" in status.value and "local directory" in status.value
+
+
+@pytest.mark.parametrize("name", APPS)
+def test_space_readme_and_requirements(name):
+    readme = (ROOT / "spaces" / name / "README.md").read_text(encoding="utf-8")
+    meta, body = publish.split_card(readme)
+    assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py"
+    assert str(meta["sdk_version"]) == ui.GRADIO_SDK_VERSION
+    assert meta["suggested_hardware"] and {"evaluate", "metric"} <= set(meta["tags"])
+    assert "(screenshot.png)" in body
+    requirements = (ROOT / "spaces" / name / "requirements.txt").read_text().split()
+    assert any(r.startswith("nlgmetrics") and r.endswith("==" + __import__("nlgmetrics").__version__)
+               for r in requirements)

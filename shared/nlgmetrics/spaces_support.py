@@ -31,6 +31,8 @@ import gradio as gr
 import nlgmetrics
 from nlgmetrics.core.result import MetricResult
 
+#: the gradio version the Spaces are written for (their README's ``sdk_version``)
+GRADIO_SDK_VERSION = "6.31.0"
 #: segments drawn in detail on the example tab (the score table lists them all)
 MAX_DRAWN = 6
 #: lines accepted on the example tab; more go through the batch tab

@@ -1,0 +1,248 @@
+"""The five Spaces in a real browser: each app is launched once on 127.0.0.1 and driven with
+headless Chromium (Debian's /usr/bin/chromium through Playwright; no browser download).
+For each: click the paper's example, score it, read the scores from the page and compare
+them with the core API's; check what the page draws; save spaces/<name>/screenshot.png;
+bad input gives a message in the page; a CSV batch round-trips through upload and download.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import socket
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+CHROMIUM = os.environ.get("NLGMETRICS_CHROMIUM", "/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.browser
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("gradio")
+
+import nlgmetrics  # noqa: E402
+from nlgmetrics.publish import load_app  # noqa: E402
+
+#: per app: initial settings, the example clicked, the input that must give a message
+CASES: Dict[str, Dict[str, Any]] = {
+    "sam": {"options": {"profile": "lite", "base": "meteor"}, "example": 0,
+            "bad": {"predictions": "a\nb", "references": "r", "expected": "2 prediction line(s) but 1 reference line(s)"}},
+    "texteval": {"options": {"approach": "scaling"}, "example": 0,
+                 "bad": {"predictions": "", "references": "r1\nr2", "expected": "Enter at least one prediction"}},
+    "discotk": {"options": {"variant": "party"}, "example": 0,
+                "bad": {"predictions": "one\ntwo\nthree", "references": "one",
+                        "expected": "3 prediction line(s) but 1 reference line(s)"}},
+    "rome": {"options": {"profile": "lite"}, "example": 0,
+             "bad": {"predictions": "h", "references": "", "expected": "Enter the reference"}},
+    "datscore": {"options": {"source_lang": "fr", "target_lang": "en"}, "example": 1,
+                 "bad": {"predictions": "h1\nh2", "references": "r1\nr2", "sources": "s1",
+                         "expected": "2 prediction line(s) but 1 source line(s)"}},
+}
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync"]
+TIMEOUT_MS = 240_000
+
+
+@pytest.fixture(scope="module")
+def tiny_m2m100(tmp_path_factory) -> str:
+    tiny_models = pytest.importorskip("tiny_models")
+    return tiny_models.build_tiny_m2m100(tmp_path_factory.mktemp("tiny-m2m100"))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def served(tiny_m2m100):
+    """Launch each app once, on first use; close them all at the end."""
+    demos: Dict[str, Any] = {}
+    urls: Dict[str, str] = {}
+
+    def serve(name: str) -> str:
+        if name not in urls:
+            options = dict(CASES[name]["options"])
+            if name == "datscore":
+                options["model"] = tiny_m2m100
+            demo = load_app(ROOT / "spaces" / name / "app.py").build_demo(options=options)
+            port = _free_port()
+            demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                        ssr_mode=False)
+            demos[name], urls[name] = demo, f"http://127.0.0.1:{port}/"
+        return urls[name]
+
+    yield serve
+    for demo in demos.values():
+        demo.close()
+
+
+def core_options(name: str, tiny: str) -> Dict[str, Any]:
+    options = dict(CASES[name]["options"], quiet=True)
+    if name == "datscore":
+        options["model"] = tiny
+    if name == "rome":
+        options["return_alignment"] = True
+    return options
+
+
+def example_inputs(name: str) -> Dict[str, Any]:
+    """The clicked example as the core API takes it (read independently of the app code)."""
+    app = load_app(ROOT / "spaces" / name / "app.py")
+    example = app.EXAMPLES[CASES[name]["example"]]
+    preds = example["predictions"].splitlines()
+    refs = example.get("references", "").splitlines()
+    srcs = example.get("sources", "").splitlines() or None
+    references: List[Any] = [list(refs) for _ in preds] if name == "texteval" else refs
+    return {"predictions": preds, "references": references, "sources": srcs}
+
+
+def open_page(browser, url: str):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(url)
+    page.wait_for_selector("#run")
+    return page
+
+
+def run_and_wait(page, button: str, score: str, message: str) -> None:
+    """Click ``button`` and wait for a score or an error message; fail with the message."""
+    page.click(button)
+    page.wait_for_selector(f"{score} [data-role=corpus], {message} .nlgm-error")
+    if page.locator(f"{message} .nlgm-error").count():
+        pytest.fail(f"the page shows an error: {page.inner_text(message)}")
+
+
+def page_scores(page, where: str = "#score") -> List[float]:
+    corpus = float(page.get_attribute(f"{where} [data-role=corpus]", "data-value"))
+    segments = page.locator(f"{where} [data-role=segment]")
+    return [corpus] + [float(segments.nth(k).get_attribute("data-value")) for k in range(segments.count())]
+
+
+def _textarea(page, elem_id: str):
+    return page.locator(f"#{elem_id} textarea, #{elem_id} input").first
+
+
+def check_drawings(name: str, page, result: Any, inputs: Dict[str, Any]) -> None:
+    n = len(inputs["predictions"])
+    if name == "sam":
+        negative = page.locator("#sam-words [data-polarity=negative]")
+        assert negative.count() >= 1 and negative.first.inner_text() == "not"  # the paper's Example 3
+        assert page.locator("#sam-words svg[data-role=base-vs-sam] rect").count() == 2 * n
+    elif name == "texteval":
+        r2 = page.locator("#texteval-scale [data-role=r2]")
+        assert r2.count() == n and 0.0 <= float(r2.first.get_attribute("data-value")) <= 1.0
+        dots = page.locator("#texteval-scale svg[data-role=scale]").first.locator("circle")
+        assert dots.count() == 1 + len(inputs["references"][0])
+    elif name == "discotk":
+        assert page.locator("#discotk-trees svg[data-role=hypothesis-tree]").count() == n
+        assert page.locator("#discotk-trees svg[data-role=reference-tree] [data-role=leaf]").count() >= n
+        bars = page.locator("#discotk-trees svg[data-role=kernels]").first.locator("rect")
+        kernels = {bars.nth(k).get_attribute("data-label"): float(bars.nth(k).get_attribute("data-value"))
+                   for k in range(bars.count())}
+        expected = {k: v for k, v in result.details[0]["features"].items() if k.startswith("dr-")}
+        assert kernels.keys() <= expected.keys()
+        assert all(kernels[k] == pytest.approx(expected[k], rel=1e-9, abs=1e-12) for k in kernels)
+    elif name == "rome":
+        marked = page.locator("#rome-alignment table[data-role=alignment]").first.locator("td[data-marked]")
+        assert marked.count() == len(result.details[0]["alignment"]) > 0
+        assert page.locator("#rome-alignment svg[data-role=components]").count() == n
+    elif name == "datscore":
+        weights = page.locator("#datscore-directions svg[data-role=weights] rect")
+        assert weights.count() == len(result.corpus["direction_weights"]) == 8
+        shown = sum(float(weights.nth(k).get_attribute("data-value")) for k in range(weights.count()))
+        assert shown == pytest.approx(1.0)
+        assert page.locator("#datscore-translations table[data-role=translations] tr").count() == n + 1
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_example_score_equals_core(name, browser, served, tiny_m2m100):
+    page = open_page(browser, served(name))
+    inputs = example_inputs(name)
+    page.locator("#examples tbody tr").nth(CASES[name]["example"]).click()
+    page.wait_for_function(
+        "expected => document.querySelector('#input-predictions textarea').value === expected",
+        arg="\n".join(inputs["predictions"]))
+    run_and_wait(page, "#run", "#score", "#message")
+    shown = page_scores(page)
+
+    result = nlgmetrics.scorer_class(name)(**core_options(name, tiny_m2m100)).score(
+        inputs["predictions"], inputs["references"], inputs["sources"])
+    assert shown == pytest.approx([result.score] + list(result.scores), rel=1e-9, abs=1e-12)
+    assert page.inner_text("#score [data-role=signature]") == result.signature or name == "datscore"
+    check_drawings(name, page, result, inputs)
+    page.screenshot(path=str(ROOT / "spaces" / name / "screenshot.png"), full_page=True)
+    page.close()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bad_input_gives_a_message(name, browser, served):
+    page = open_page(browser, served(name))
+    bad = CASES[name]["bad"]
+    for field in ("predictions", "references", "sources"):
+        if field in bad:
+            _textarea(page, f"input-{field}").fill(bad[field])
+    page.click("#run")
+    page.wait_for_selector("#message .nlgm-error")
+    assert bad["expected"] in page.inner_text("#message")
+    assert page.locator("#score [data-role=corpus]").count() == 0
+    page.close()
+
+
+def test_datscore_unavailable_model_message(browser, served):
+    page = open_page(browser, served("datscore"))
+    page.locator("#examples tbody tr").nth(0).click()
+    _textarea(page, "setting-model").fill("nlgmetrics-test/absent-m2m100")
+    page.click("#run")
+    page.wait_for_selector("#message .nlgm-error")
+    text = page.inner_text("#message")
+    assert "not available" in text and "local directory" in text
+    page.close()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_batch_file_round_trip(name, browser, served, tiny_m2m100, tmp_path):
+    inputs = example_inputs(name)
+    path = tmp_path / "batch.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        refs = inputs["references"]
+        n_refs = len(refs[0]) if name == "texteval" else 1
+        ref_columns = [f"reference_{k + 1}" for k in range(n_refs)] if name == "texteval" else ["reference"]
+        writer.writerow(["prediction"] + ref_columns + (["source"] if inputs["sources"] else []))
+        for i, pred in enumerate(inputs["predictions"]):
+            row_refs = refs[i] if name == "texteval" else [refs[i]]
+            writer.writerow([pred] + row_refs + ([inputs["sources"][i]] if inputs["sources"] else []))
+    page = open_page(browser, served(name))
+    page.get_by_role("tab", name="Batch").click()
+    page.locator("#batch-upload input[type=file]").set_input_files(str(path))
+    page.wait_for_selector("#batch-upload a, #batch-upload .file-name, #batch-upload td")
+    run_and_wait(page, "#batch-run", "#batch-score", "#batch-message")
+    result = nlgmetrics.scorer_class(name)(**core_options(name, tiny_m2m100)).score(
+        inputs["predictions"], inputs["references"], inputs["sources"])
+    assert page_scores(page, "#batch-score") == pytest.approx([result.score] + list(result.scores),
+                                                             rel=1e-9, abs=1e-12)
+    link = page.locator("#batch-download a[href*='_scores.csv']").first
+    link.wait_for()
+    response = page.request.get(link.get_attribute("href"))
+    assert response.ok
+    rows = list(csv.DictReader(io.StringIO(response.text())))
+    assert [r["prediction"] for r in rows] == inputs["predictions"]
+    assert [float(r["score"]) for r in rows] == pytest.approx(result.scores, rel=1e-9, abs=1e-12)
+    page.close()
