@@ -238,6 +238,7 @@ def test_space_readme_and_requirements(name):
     assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py"
     assert str(meta["sdk_version"]) == ui.GRADIO_SDK_VERSION
     assert meta["suggested_hardware"] and {"evaluate", "metric"} <= set(meta["tags"])
+    assert len(meta["short_description"]) <= 60  # the Hub's limit
     assert "(screenshot.png)" in body
     requirements = (ROOT / "spaces" / name / "requirements.txt").read_text().split()
     assert any(r.startswith("nlgmetrics") and r.endswith("==" + __import__("nlgmetrics").__version__)
