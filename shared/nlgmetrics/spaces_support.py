@@ -567,8 +567,9 @@ class SpaceSpec:
     """What an app tells :func:`build_space`.
 
     ``settings(initial)`` creates the metric's setting components inside the page (with
-    ``initial(option)`` as their values) and returns them by scorer-option name; ``visuals()`` creates the output components; ``explain(scorer,
-    result, inputs)`` returns one value per visual component. ``examples`` are rows of
+    ``initial(option)`` as their values) and returns them by scorer-option name;
+    ``visuals()`` creates the output components; ``explain(scorer, result, inputs)`` returns
+    one value per visual component. ``examples`` are rows of
     (predictions, references, sources) texts, one segment per line. ``reference_set``: the
     references box is one standard set shared by every prediction (TextEval).
     ``gpu_dtypes``: half-precision dtypes the metric allows on a GPU, in preference order.
@@ -591,6 +592,17 @@ class SpaceSpec:
 
 def _dtype_choices(runtime: Runtime) -> List[str]:
     return ["fp32", "bf16"] + (["fp16"] if runtime.device == "cuda" else [])
+
+
+def _status_html(runtime: Runtime, uses_models: bool, preloaded: bool, error: Optional[BaseException]) -> str:
+    """The line under the settings: where models run, and whether they loaded at start-up."""
+    where = runtime.describe() if uses_models else "no neural model: runs on the CPU"
+    loaded = " · loaded at start-up" if preloaded and error is None else ""
+    line = f'<div style="color:#555;font-size:13px">{html.escape(where + loaded)}</div>'
+    if error is None:
+        return line
+    return line + message_html(f"The models of the initial settings could not be loaded: {explain_error(error)}",
+                               "warning")
 
 
 def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
@@ -624,16 +636,13 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
         def current_options(values: Sequence[Any]) -> Dict[str, Any]:
             return pool.options({**dict(zip(names, values)), **spec.fixed_options}, runtime)
 
-        startup_message = ""
+        error = None
         if preload:
             try:
                 pool.get(current_options([getattr(c, "value", None) for c in setting_list]))
             except Exception as err:  # noqa: BLE001 - shown in the page, the app still starts
-                startup_message = message_html(f"The models of the initial settings could not be loaded: "
-                                               f"{explain_error(err)}", "warning")
-        status.value = (f'<div style="color:#555;font-size:13px">{html.escape(runtime.describe())}'
-                        f'{" · models loaded at start-up" if preload and not startup_message else ""}</div>'
-                        + startup_message)
+                error = err
+        status.value = _status_html(runtime, pool.uses_models, preload, error)
 
         with gr.Tab("Example", elem_id="tab-example"):
             keys = ["predictions"] + [k for k, mode in (("references", cls.references_mode),
