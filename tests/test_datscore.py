@@ -294,3 +294,13 @@ def test_evaluate_module_matches_core_scorer(tiny):
     out4 = ref_only.compute(predictions=PREDICTIONS, references=REFERENCES, **options)
     assert out4["scores"] == make(tiny).score(PREDICTIONS, REFERENCES).scores
     assert "dirs:4" in out4["signature"]
+
+
+def test_bf16_runs_and_stays_close_to_fp32(tiny):
+    fp32 = make(tiny, directions="reference").score(PREDICTIONS, REFERENCES)
+    bf16 = make(tiny, directions="reference", dtype="bf16").score(PREDICTIONS, REFERENCES)
+    assert "bf16" in bf16.signature and all(math.isfinite(s) for s in bf16.scores)
+    # bf16 keeps about 3 significant digits; translations may differ, so compare Ref <-> Hypo
+    for a, b in zip(fp32.details, bf16.details):
+        for name in ("ref->hypo", "hypo->ref"):
+            assert a["directions"][name] == pytest.approx(b["directions"][name], rel=0.05)

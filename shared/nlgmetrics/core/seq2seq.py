@@ -17,8 +17,8 @@ Efficiency (the costs that dominate reference-and-source metrics such as DATScor
   log-probability); to avoid that, every sequence is padded to a width that depends only on its
   own length (the next multiple of ``pad_multiple``) and a batch only holds sequences of one
   width (pairs: one target width and one source width). The vocabulary projection runs on
-  the unpadded positions only. In fp32 on CPU this gives bit-identical scores for any batch
-  size in our tests.
+  the unpadded positions only, in bounded row chunks. In fp32 on CPU this gives bit-identical
+  scores for any batch size in our tests.
 - :meth:`Seq2SeqLM.translate` translates each unique text once per configuration and keeps the
   result in memory and, with ``cache_dir``, in an sqlite file, so re-scoring is free.
 """
@@ -274,11 +274,7 @@ class Seq2SeqLM:
         rows = torch.cat([torch.full((len(t) - 1,), r, dtype=torch.long) for r, t in enumerate(targets)])
         cols = torch.cat([torch.arange(1, len(t), dtype=torch.long) for t in targets])
         labels = torch.tensor([tok for t in targets for tok in t[1:]], dtype=torch.long, device=self.device)
-        logits = self._project(hidden[rows.to(self.device), cols.to(self.device)]).float()
-        logp = torch.log_softmax(logits, dim=-1)
-        token_logp = logp.gather(1, labels[:, None])[:, 0]
-        entropy = -(logp.exp() * logp).sum(-1)
-        token_logp, entropy = token_logp.cpu().numpy(), entropy.cpu().numpy()
+        token_logp, entropy = self._token_scores(hidden[rows.to(self.device), cols.to(self.device)], labels)
         out, start = [], 0
         for tgt in targets:
             stop = start + len(tgt) - 1
@@ -286,16 +282,28 @@ class Seq2SeqLM:
             start = stop
         return out
 
-    def _project(self, hidden: torch.Tensor) -> torch.Tensor:
-        """Output logits of decoder states (the model's own head, and bias where it has one).
-
-        The rows are zero-padded to a multiple of 8 so that a batch with a single scored
-        token does not take BLAS's matrix-vector path, whose rounding differs."""
-        n = hidden.shape[0]
-        padded = torch.cat([hidden, hidden.new_zeros(((-n) % 8, hidden.shape[1]))]) if n % 8 else hidden
-        logits = self.model.get_output_embeddings()(padded)[:n]
+    def _token_scores(self, hidden: torch.Tensor, labels: torch.Tensor) -> Tuple[np.ndarray, np.ndarray]:
+        """log P(label) and the entropy (fp32) of the output distribution for each decoder
+        state, projected onto the vocabulary in row chunks of about 64M logits (a 128k
+        vocabulary holds 512 rows per chunk). Chunks are zero-padded to a multiple of 8 rows
+        so that a single scored token does not take BLAS's matrix-vector path, whose
+        rounding differs."""
+        head = self.model.get_output_embeddings()
         bias = getattr(self.model, "final_logits_bias", None)
-        return logits + bias[0] if bias is not None else logits
+        step = max(8, (2 ** 26 // head.weight.shape[0]) // 8 * 8)
+        logps, entropies = [], []
+        for start in range(0, hidden.shape[0], step):
+            rows = hidden[start:start + step]
+            n = rows.shape[0]
+            if n % 8:
+                rows = torch.cat([rows, rows.new_zeros(((-n) % 8, rows.shape[1]))])
+            logits = head(rows)[:n]
+            if bias is not None:
+                logits = logits + bias[0]
+            logp = torch.log_softmax(logits.float(), dim=-1)
+            logps.append(logp.gather(1, labels[start:start + n, None])[:, 0])
+            entropies.append(-(logp.exp() * logp).sum(-1))
+        return torch.cat(logps).cpu().numpy(), torch.cat(entropies).cpu().numpy()
 
     def score_pairs(self, pairs: Sequence[Tuple[Ids, Ids]], desc: str = "scoring") -> List[TokenScores]:
         """:class:`TokenScores` of each (source ids, target ids) pair, in order.
