@@ -104,7 +104,8 @@ def evaluate_lp(lp: str, groups: List[Dict[str, Any]], gold: Dict[str, float],
         metric = [scores[s] for s in systems]
         taus = [stats.kendall_tau_b([m for _, _, m in grp], [z for z, _, _ in grp]) for grp in seg[row]]
         better, worse = stats.darr_pairs([[(raw, m) for _, raw, m in grp] for grp in seg[row]])
-        result["rows"][row] = {"sys_spearman": stats.spearman(metric, human), "sys_pearson": stats.pearson(metric, human),
+        result["rows"][row] = {"sys_spearman": stats.spearman(metric, human),
+                               "sys_pearson": stats.pearson(metric, human),
                                "seg_kendall": nanmean(taus), "seg_groups": sum(1 for t in taus if t == t),
                                "darr": stats.darr_tau(better, worse), "darr_pairs": len(better)}
     result["sys_r2"] = sys_r2
@@ -160,7 +161,8 @@ def main() -> None:
                        + [nanmean([results[lp]["seg_r2"][key] for lp in lps])])
         r2_rows.append([f"{key}: share of groups r2 < 0.1"] + [results[lp]["seg_r2_below_0.1"][key] for lp in lps]
                        + [nanmean([results[lp]["seg_r2_below_0.1"][key] for lp in lps])])
-    tables.append(table("Share of pairwise-distance variance explained by the 1-D scale (r2)", ["scale"] + lps + ["avg"],
+    tables.append(table("Share of pairwise-distance variance explained by the 1-D scale (r2)",
+                        ["scale"] + lps + ["avg"],
                         r2_rows, note="the paper discards scales with r2 below about 0.1"))
     size_rows = [[lp, results[lp]["systems"], results[lp]["groups"], results[lp]["outputs"],
                   results[lp]["rows"]["BLEU"]["seg_groups"], results[lp]["rows"]["BLEU"]["darr_pairs"]] for lp in lps]

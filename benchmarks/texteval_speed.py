@@ -65,7 +65,8 @@ def main() -> None:
                    f"(~{sum(map(len, refs)) / len(refs):.0f} texts); 'featurise' = counts of the unique texts only "
                    "(tags: spaCy parse included); score() includes featurising the references."),
         table("One-time loads (seconds)", ["resource", "seconds"],
-              [["WordNet (nltk reader, classes model)", t_wn["seconds"]], ["spaCy pipeline (tags model)", t_spacy["seconds"]]]),
+              [["WordNet (nltk reader, classes model)", t_wn["seconds"]],
+               ["spaCy pipeline (tags model)", t_spacy["seconds"]]]),
     ]
     write_results("texteval_speed", tables, notes=[f"peak RSS {peak_rss_mb():.0f} MiB",
                                                    "2 CPU cores shared with other jobs; single process"])
