@@ -4,7 +4,6 @@ hand, the small-corpus fallback, fixed weights, sharding, caching, modes and bad
 from __future__ import annotations
 
 import math
-import warnings
 from pathlib import Path
 
 import numpy as np
