@@ -78,8 +78,10 @@ def test_g2_matches_scipy_contingency(seed):
 
 
 def test_g2_neg_log_p():
-    assert stats.g2_neg_log_p(3.84, 1) == pytest.approx(-math.log(ss.chi2.sf(3.84, 1)))
-    assert stats.g2_neg_log_p(5.0, 0) == 0.0
+    for value, df in [(3.84, 1), (0.01, 1), (50.0, 3), (1000.0, 40), (3000.0, 2000)]:
+        assert stats.g2_neg_log_p(value, df) == pytest.approx(-ss.chi2.logsf(value, df), rel=1e-9)
+    assert stats.g2_neg_log_p(5.0, 0) == 0.0 and stats.g2_neg_log_p(0.0, 4) == 0.0
+    assert math.isfinite(stats.g2_neg_log_p(1e5, 10))  # where scipy's logsf underflows
 
 
 def test_mds_recovers_line():

@@ -66,13 +66,13 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-from scipy.special import gammaincc
 
 from . import __version__
 from .core.base import Inputs, Record, Scorer, sort_records
 from .core.progress import progress
 from .core.result import MetricResult, make_signature
 from .core.stats import classical_mds_1d, g2, pearson
+from .core.stats import g2_neg_log_p as neg_log_p
 
 MODELS = ("words", "tags", "classes")
 APPROACHES = ("direct", "scaling")
@@ -114,7 +114,6 @@ _TOKEN = re.compile(r"\d+(?:[.,:/]\d+)*|\w+(?=n't\b)|n't\b|'(?:s|re|ve|d|ll|m|em
 _NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*$")
 _SPACE_TAGS = {"_SP", "SP", "SPACE"}
 _BOUNDARY = ("<s>", "</s>")
-_TINY = 1e-300
 
 
 def tokenize(text: str) -> List[str]:
@@ -157,42 +156,6 @@ def ngram_counts(symbols: Sequence[str], n: int = 1) -> Counter:
         return Counter(symbols)
     padded = [_BOUNDARY[0]] * (n - 1) + list(symbols) + [_BOUNDARY[1]]
     return Counter(" ".join(padded[i:i + n]) for i in range(len(padded) - n + 1))
-
-
-def _log_chi2_sf_tail(value: float, df: int) -> float:
-    """ln P(chi2_df > value) by the continued fraction of the upper incomplete gamma
-    (modified Lentz), for the far tail where scipy's ``logsf`` underflows to -inf."""
-    a, x = df / 2.0, value / 2.0
-    b = x + 1.0 - a
-    c, d = 1.0 / _TINY, 1.0 / b
-    h = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2.0
-        d = an * d + b
-        d = _TINY if abs(d) < _TINY else d
-        c = b + an / c
-        c = _TINY if abs(c) < _TINY else c
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return -x + a * math.log(x) - math.lgamma(a) + math.log(h)
-
-
-def neg_log_p(g2_value: float, df: int) -> float:
-    """``-ln p`` of G2 under chi-square with ``df`` degrees of freedom (0 when df < 1): the
-    quantity of core's :func:`~nlgmetrics.core.stats.g2_neg_log_p`, computed through
-    ``scipy.special.gammaincc`` (a ufunc: ~100x faster than ``chi2.logsf``, which dominates
-    the run time of large sets) and finite in the far tail, where the survival function
-    underflows, by a continued fraction."""
-    if df < 1 or g2_value <= 0:
-        return 0.0
-    q = float(gammaincc(df / 2.0, g2_value / 2.0))
-    if q > 1e-300:
-        return -math.log(q) + 0.0  # no -0.0
-    return -_log_chi2_sf_tail(g2_value, df)
 
 
 def rating_weights(ratings: Sequence[float]) -> np.ndarray:
