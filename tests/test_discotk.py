@@ -73,10 +73,11 @@ def test_party_features_and_uniform_combination(party_uniform):
     result = party_uniform.score(HYPS, [REF] * len(HYPS))
     assert result.corpus["features"] == list(REPRESENTATIONS + PARTY_MEMBERS)
     first = result.details[0]["features"]
-    assert all(first[f] == pytest.approx(1.0) for f in PARTY_MEMBERS)
+    # METEOR keeps its fragmentation penalty 0.5 * (1 / matches) ** 3 on an exact copy
+    assert all(first[f] == pytest.approx(1.0, abs=1e-3) for f in PARTY_MEMBERS)
     worst = result.details[3]["features"]
     assert worst["ter"] < first["ter"] and worst["meteor"] < first["meteor"]
-    assert result.scores[0] == pytest.approx(1.0)
+    assert result.scores[0] == pytest.approx(1.0, abs=1e-4)
     assert result.scores[0] > result.scores[2] > result.scores[3]
 
 
