@@ -61,6 +61,17 @@ def test_decode_replaces_label_padding():
     assert _decode(tok, labels) == ["hello world"]
 
 
+def test_decode_drops_language_codes(tmp_path):
+    tiny_models = pytest.importorskip("tiny_models")
+    from transformers import M2M100Tokenizer
+
+    tok = M2M100Tokenizer.from_pretrained(tiny_models.build_tiny_m2m100(tmp_path / "m2m"))
+    tok.tgt_lang = "fr"
+    labels = np.array(tok(text_target=["the cat sat"])["input_ids"])
+    assert labels[0, 0] == tok.get_lang_id("fr")
+    assert _decode(tok, labels) == ["the cat sat"]
+
+
 def test_compute_metrics_in_seq2seq_trainer(tiny_seq2seq, tmp_path):
     from datasets import Dataset
     from transformers import (AutoTokenizer, BartForConditionalGeneration, DataCollatorForSeq2Seq,

@@ -14,7 +14,10 @@ def _decode(tokenizer: Any, ids: Any) -> List[str]:
         arr = arr.argmax(-1)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     arr = np.where(arr < 0, pad, arr)  # -100 label padding and negative fill values
-    return [t.strip() for t in tokenizer.batch_decode(arr.tolist(), skip_special_tokens=True)]
+    # multilingual tokenizers (M2M-100, NLLB, mBART) may not mark language codes as special
+    lang_ids = set(getattr(tokenizer, "lang_code_to_id", {}).values())
+    rows = [[t for t in row if t not in lang_ids] for row in arr.tolist()]
+    return [t.strip() for t in tokenizer.batch_decode(rows, skip_special_tokens=True)]
 
 
 def compute_metrics_fn(metric: Any, tokenizer: Any, sources: Optional[List[str]] = None,
