@@ -26,7 +26,7 @@ def options_for(name, tiny_m2m_path=None):
     if cls.demo_options is not None:
         return dict(cls.demo_options, quiet=True)
     if name == "datscore":
-        return {"model": tiny_m2m_path, "quiet": True}
+        return {"model": tiny_m2m_path, "source_lang": "fr", "max_new_tokens": 8, "quiet": True}
     pytest.skip(f"{name} has no offline configuration")
 
 

@@ -104,3 +104,56 @@ def test_torchrun_two_processes_equal_single_process(toy_registered, tmp_path):
     got = run_torchrun(tmp_path, "toy", {"scale": 2.0}, HYPS, REFS, registry={"toy": list(TOY)})
     single = nlgmetrics.load("toy", scale=2.0).score(HYPS, REFS)
     assert got["scores"] == single.scores and got["score"] == single.score and got["corpus"] == single.corpus
+
+
+@pytest.fixture(scope="module")
+def tiny_m2m(tmp_path_factory):
+    tiny_models = pytest.importorskip("tiny_models")
+    return tiny_models.build_tiny_m2m100(tmp_path_factory.mktemp("tiny-m2m100"))
+
+
+SRCS = ["le chat est assis", "un chien aboie fort", "il pleut", "les marchés ont chuté",
+        "bonjour le monde", "il fait beau", "nous sommes rentrés tôt", "rien"]
+
+
+def real_metric_cases(tiny_m2m):
+    """(metric, options, references, sources) for real metrics whose corpus step matters."""
+    cases = [("datscore", {"model": tiny_m2m, "source_lang": "fr", "max_new_tokens": 6, "quiet": True}, REFS, SRCS)]
+    for name in ("rome", "texteval", "discotk"):
+        if name in nlgmetrics.list_metrics() and nlgmetrics.scorer_class(name).demo_options is not None:
+            refs = [[r, h] for r, h in zip(REFS, reversed(HYPS))] if nlgmetrics.scorer_class(name).multi_reference else REFS
+            cases.append((name, dict(nlgmetrics.scorer_class(name).demo_options, quiet=True), refs, None))
+    return cases
+
+
+def test_real_metrics_three_shards_equal_single_run(tiny_m2m, tmp_path):
+    for metric, options, refs, srcs in real_metric_cases(tiny_m2m):
+        scorer = nlgmetrics.load(metric, **options)
+        single = scorer.score(HYPS, refs, srcs)
+        paths = []
+        for k in (1, 2, 3):
+            records = distributed.score_shard(scorer, HYPS, refs, srcs, shard=(k, 3))
+            paths.append(str(distributed.write_records(str(tmp_path / f"{metric}{k}.jsonl"), metric, options,
+                                                       scorer, records, n_segments=len(HYPS), shard=(k, 3))))
+        merged = distributed.reduce_files(paths)
+        assert merged.scores == single.scores, metric
+        assert merged.score == single.score and merged.signature == single.signature, metric
+
+
+def test_torchrun_datscore_tiny_equals_single_process(tiny_m2m, tmp_path):
+    options = {"model": tiny_m2m, "source_lang": "fr", "max_new_tokens": 6, "quiet": True}
+    got = run_torchrun(tmp_path, "datscore", options, HYPS, REFS, SRCS)
+    single = nlgmetrics.load("datscore", **options).score(HYPS, REFS, SRCS)
+    assert got["scores"] == pytest.approx(single.scores, abs=1e-6)
+    got_w, want_w = got["corpus"]["direction_weights"], single.corpus["direction_weights"]
+    assert list(got_w) == list(want_w) and list(got_w.values()) == pytest.approx(list(want_w.values()), abs=1e-6)
+
+
+def test_torchrun_rome_lite_equals_single_process(tmp_path):
+    if "rome" not in nlgmetrics.list_metrics() or nlgmetrics.scorer_class("rome").demo_options is None:
+        pytest.skip("RoMe-lite not available")
+    options = dict(nlgmetrics.scorer_class("rome").demo_options, quiet=True)
+    got = run_torchrun(tmp_path, "rome", options, HYPS, REFS)
+    single = nlgmetrics.load("rome", **options).score(HYPS, REFS)
+    assert got["scores"] == pytest.approx(single.scores, abs=1e-6)
+    assert got["score"] == pytest.approx(single.score, abs=1e-6)

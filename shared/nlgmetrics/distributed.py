@@ -113,11 +113,10 @@ def reduce_files(paths: Iterable[str]) -> MetricResult:
     """Merge shard files and run the metric's corpus reduction."""
     header, records = read_records(paths)
     scorer = nlgmetrics.load(header["metric"], **header["options"])
-    result = scorer.reduce(records)
-    if result.signature != header["signature"]:
+    if scorer.signature != header["signature"]:
         raise ValueError("the scorer's signature differs from the one that wrote the records "
-                         f"({result.signature} vs {header['signature']}); versions differ?")
-    return result
+                         f"({scorer.signature} vs {header['signature']}); versions differ?")
+    return scorer.reduce(records)
 
 
 # --- torch.distributed -------------------------------------------------------------------
