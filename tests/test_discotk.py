@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,6 @@ import pytest
 
 from nlgmetrics.discotk import (PARTY_MEMBERS, REPRESENTATIONS, DiscoTK, PairwiseModel, asiya_normalize,
                                 dependency_overlap, fit_pairwise, hwcm, shipped_model)
-from collections import Counter
 
 ROOT = Path(__file__).resolve().parent.parent
 REF = "If it rains tomorrow, we will stay at home because the roads are dangerous."
@@ -183,3 +183,22 @@ def test_evaluate_wrapper_matches_core():
     core = DiscoTK(variant="light", quiet=True).score(HYPS, [REF] * len(HYPS))
     assert out["scores"] == pytest.approx(core.scores)
     assert out["signature"] == core.signature
+
+
+def test_training_split_is_by_source_segment():
+    from nlgmetrics.training.discotk_weights import darr_index_pairs, flatten, sample_segments, split_of
+
+    rows = [{"lp": lp, "sid": sid, "ref": "r",
+             "hyps": {"A": {"hyp": "a", "human_raw": 90.0}, "B": {"hyp": "b", "human_raw": 50.0},
+                      "C": {"hyp": "c", "human_raw": 80.0}}}
+            for lp in ("de-en", "zh-en") for sid in range(40)]
+    assert darr_index_pairs(rows[0]) == [("A", "B"), ("C", "B")]  # |90 - 80| < 25: no pair
+    train = sample_segments(rows, "train", 100)
+    held = sample_segments(rows, "heldout", 100)
+    ids = lambda part: {(r["lp"], r["sid"]) for r in part}  # noqa: E731
+    assert ids(train) and ids(held) and not ids(train) & ids(held)
+    assert len(train) + len(held) == len(rows)
+    assert all(split_of(r["lp"], r["sid"]) == "train" for r in train)
+    hyps, refs, pairs = flatten(train[:2])
+    assert hyps == ["a", "b", "c"] * 2 and pairs == [(0, 1), (2, 1), (3, 4), (5, 4)]
+    assert len(sample_segments(rows, "train", 3)) == 6  # per language pair

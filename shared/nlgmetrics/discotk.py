@@ -18,7 +18,6 @@ trees (see :mod:`nlgmetrics.discourse`).
 from __future__ import annotations
 
 import json
-import math
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ import numpy as np
 from . import __version__
 from .core.base import Inputs, Record, Scorer, sort_records
 from .core.lexical import sentence_meteor, sentence_ter
-from .core.linguistic import Parsed, get_analyzer
+from .core.linguistic import Parsed
 from .core.progress import progress
 from .core.resources import data_path
 from .core.result import MetricResult, make_signature
