@@ -413,12 +413,15 @@ def section(title: str, body: str) -> str:
 
 def bar_chart(items: Sequence[Tuple[str, float]], *, title: str = "", digits: int = 3,
               color: str = "#4c78a8", negative_color: str = "#e45756", width: int = 560,
-              label_width: int = 170, role: str = "bars") -> str:
+              label_width: int = 170, domain: Optional[Tuple[float, float]] = None, role: str = "bars") -> str:
     """A horizontal bar chart as inline SVG; bars start at 0, so negative values (log
-    probabilities) point left. Non-finite values draw no bar and print ``n/a``."""
+    probabilities) point left. ``domain`` fixes the axis (e.g. (0, 1) for similarities, so
+    that charts compare), else it spans the values. Non-finite values draw no bar, ``n/a``."""
     values = [float(v) if v is not None and math.isfinite(float(v)) else float("nan") for _, v in items]
     finite = [v for v in values if not math.isnan(v)] or [0.0]
     lo, hi = min(0.0, *finite), max(0.0, *finite)
+    if domain is not None:
+        lo, hi = min(lo, domain[0]), max(hi, domain[1])
     span = (hi - lo) or 1.0
     plot = width - label_width - 70
     zero = label_width + plot * (0 - lo) / span

@@ -69,10 +69,13 @@ def explain(scorer: DATScore, result: Any, inputs: Dict[str, Any]) -> List[str]:
     weights = corpus["direction_weights"]
     note = f'<div style="color:#8a5300">{html.escape(corpus["weights_note"])}</div>' if "weights_note" in corpus else ""
     charts = [ui.section(f"Direction weights ({corpus['direction_weighting']})",
-                         ui.bar_chart([(_label(d), w) for d, w in weights.items()], digits=3, role="weights") + note)]
+                         ui.bar_chart([(_label(d), w) for d, w in weights.items()], digits=3,
+                                                      domain=(0, 1), role="weights") + note)]
+    shown = result.details[: ui.MAX_DRAWN]
+    lowest = min(min(detail["directions"].values()) for detail in shown)  # one axis for all segments
     segments = [ui.section(f"Segment {i + 1}", ui.bar_chart(
         [(_label(d), s) for d, s in detail["directions"].items()], digits=3, width=400, label_width=110,
-        role="directions")) for i, detail in enumerate(result.details[: ui.MAX_DRAWN])]
+        domain=(lowest, 0.0), role="directions")) for i, detail in enumerate(shown)]
     charts.append(ui.section("Score per direction (weighted mean token log-probability; higher is better)",
                              '<div style="display:flex;flex-wrap:wrap;column-gap:28px">' + "".join(segments) + "</div>"))
     langs = corpus["languages"]

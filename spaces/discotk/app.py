@@ -58,12 +58,14 @@ def explain(scorer: DiscoTK, result: Any, inputs: Dict[str, Any]) -> List[str]:
         trees = (f'<div style="display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start">'
                  f'<div><div><b>Hypothesis tree</b></div>{ui.tree_svg(as_node(hyp_analysis.tree), role="hypothesis-tree")}</div>'
                  f'<div><div><b>Reference tree</b></div>{ui.tree_svg(as_node(ref_analysis.tree), role="reference-tree")}</div></div>')
-        kernels = ui.bar_chart([(name, features[name]) for name in REPRESENTATIONS], digits=3,
-                               title="normalised tree-kernel similarity per representation", role="kernels")
+        kernels = ui.bar_chart([(name, features[name]) for name in REPRESENTATIONS], digits=3, domain=(0, 1),
+                               width=460, label_width=90, title="tree-kernel similarity per representation",
+                               role="kernels")
         others = [(name, features[name]) for name in PARTY_MEMBERS if name in features]
-        party = ui.bar_chart(others, digits=3, title="party's other features (raw)", color="#54a24b",
-                             role="party-features") if others else ""
-        blocks.append(ui.section(f"Segment {i + 1}", trees + kernels + party))
+        party = ui.bar_chart(others, digits=3, domain=(0, 1), width=460, label_width=110, color="#54a24b",
+                             title="party's other features (raw)", role="party-features") if others else ""
+        charts = f'<div style="display:flex;flex-wrap:wrap;column-gap:32px">{kernels}{party}</div>'
+        blocks.append(ui.section(f"Segment {i + 1}", trees + charts))
     return ["".join(blocks)]
 
 

@@ -57,7 +57,8 @@ def explain(scorer: RoMe, result: Any, inputs: Dict[str, Any]) -> List[str]:
         ref = refs if isinstance(refs, str) else refs[d.get("reference_index", 0)]
         components = ui.bar_chart(
             [("F_EMD (higher better)", d["f_emd"]), ("F_TED (lower better)", d["f_ted"]),
-             ("F_grammar", d["f_grammar"]), ("RoMe", result.scores[i])], digits=3, role="components")
+             ("F_grammar", d["f_grammar"]), ("RoMe", result.scores[i])], digits=3, domain=(0, 1),
+            role="components")
         heat = alignment_heatmap(scorer, hyp, ref, d.get("alignment", []))
         caption = (f'<div style="margin:4px 0;color:#555">rows: hypothesis words · columns: reference words '
                    f"({len(d.get('alignment', []))} aligned pairs framed)</div>")

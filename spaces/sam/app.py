@@ -22,6 +22,9 @@ EXAMPLES = [
      "references": "The sun is shining, what a cheerful day\nI don't get it, but I feel so sad today"},
 ]
 
+#: the axis of the base-vs-SAM chart per base-metric scale
+SCALE_DOMAINS = {"0-1": (0.0, 1.0), "0-100": (0.0, 100.0)}
+
 INTRO = """SAM adjusts a sentence-level metric C_hr (METEOR, BLEU, chrF or BERTScore) by the sentiment
 of the words the hypothesis and the reference **do not** share: each side's unmatched words get
 their prior polarity from a lexicon (SentiWordNet 3.0 here), S_h and S_r are their |s|-weighted
@@ -89,7 +92,7 @@ def explain(scorer: Any, result: Any, inputs: Dict[str, Any]) -> List[str]:
         numbers = (f'<div style="margin:6px 0">S_h = {ui.fmt(d["s_h"])}, S_r = {ui.fmt(d["s_r"])}, '
                    f'p = |S_h − S_r| / 2 = {ui.fmt(d["p"])}</div>')
         chart = ui.bar_chart([(f"base {scorer.base}", d["base"]), ("SAM = base·(1−p)", result.scores[i])],
-                             digits=4, role="base-vs-sam")
+                             digits=4, domain=SCALE_DOMAINS.get(scale), role="base-vs-sam")
         blocks.append(ui.section(f"Segment {i + 1} (scale {scale})", words + numbers + chart))
     return ["".join(blocks)]
 
