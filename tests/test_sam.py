@@ -170,6 +170,16 @@ def test_bertscore_lite_base():
     assert [d["base"] for d in result.details] == pytest.approx(expected, abs=1e-5)
     assert result.scores == pytest.approx([b * (1 - d["p"]) for b, d in zip(expected, result.details)], abs=1e-5)
     assert "model:minilm@last" in result.signature and "profile:lite" in result.signature
+    one_by_one = SAM(base="bertscore", profile="lite", batch_size=1, quiet=True).score(hyps, refs)
+    assert one_by_one.scores == pytest.approx(result.scores, abs=1e-5)
+
+
+def test_paper_profile_offline_gives_one_clear_error(monkeypatch):
+    from nlgmetrics.core.models import ModelUnavailableError
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelUnavailableError, match="roberta-large.*lite"):
+        SAM(base="bertscore", profile="paper", quiet=True)
 
 
 def test_identical_inputs_keep_the_base_score():
