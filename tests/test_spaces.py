@@ -146,6 +146,9 @@ def test_zero_gpu_wrapper_only_with_the_spaces_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "spaces", fake)
     wrapped = ui.on_gpu(fn, duration=30)
     assert wrapped is not fn and wrapped(1) == 2 and calls == [30]
+    monkeypatch.delenv("SPACES_ZERO_GPU", raising=False)
+    assert not ui.detect_runtime().zero_gpu  # the package alone: a Space on ordinary hardware
+    monkeypatch.setenv("SPACES_ZERO_GPU", "true")
     assert ui.detect_runtime().zero_gpu
 
 

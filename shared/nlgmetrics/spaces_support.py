@@ -71,27 +71,35 @@ def zero_gpu_decorator() -> Optional[Callable[..., Any]]:
     return decorator if callable(decorator) else None
 
 
+def on_zero_gpu() -> bool:
+    """A ZeroGPU Space: the ``spaces`` package is there and the Hub set ``SPACES_ZERO_GPU``."""
+    return zero_gpu_decorator() is not None and os.environ.get("SPACES_ZERO_GPU", "").lower() in ("1", "true")
+
+
 def detect_runtime(gpu_dtypes: Sequence[str] = ("bf16", "fp16")) -> Runtime:
     """CUDA when present (then the first of ``gpu_dtypes`` the GPU supports: bf16 needs
-    compute capability 8+), else the CPU in fp32. An empty ``gpu_dtypes`` keeps fp32 for a
-    metric whose scores would suffer from half precision."""
+    compute capability 8+; ZeroGPU's GPUs all have it, and are not queried at start-up), else
+    the CPU in fp32. An empty ``gpu_dtypes`` keeps fp32 for a metric whose scores would
+    suffer from half precision."""
     from nlgmetrics.core.models import resolve_device
 
     device = resolve_device("auto").type
+    zero = on_zero_gpu()
     dtype = "fp32"
     if device == "cuda":
         import torch
 
         for candidate in gpu_dtypes:
-            if candidate == "bf16" and not torch.cuda.is_bf16_supported():
+            if candidate == "bf16" and not zero and not torch.cuda.is_bf16_supported():
                 continue
             dtype = candidate
             break
-    return Runtime(device, dtype, zero_gpu_decorator() is not None)
+    return Runtime(device, dtype, zero)
 
 
 def on_gpu(fn: Callable[..., Any], duration: int = 120) -> Callable[..., Any]:
-    """``fn`` wrapped with ``spaces.GPU(duration=...)`` on a ZeroGPU Space; unchanged elsewhere."""
+    """``fn`` wrapped with ``spaces.GPU(duration=...)`` when the ``spaces`` package is there
+    (the decorator does nothing outside ZeroGPU); ``fn`` unchanged without it."""
     decorator = zero_gpu_decorator()
     return decorator(duration=duration)(fn) if decorator is not None else fn
 
