@@ -102,6 +102,8 @@ def test_linguistic_spacy_backend():
     assert analyzer.analyze(["The dogs were barking loudly. They stopped."])[0] is docs[0]  # cached
     assert linguistic.wordnet_pos("JJR") == "a" and linguistic.wordnet_pos("NNS") == "n"
     assert linguistic.wordnet_pos("IN", "ADP") is None and linguistic.wordnet_pos("", "VERB") == "v"
+    assert linguistic.wordnet_pos("RP", "ADP") is None and linguistic.wordnet_pos("RBR") == "r"
+    assert linguistic.wordnet_pos("X", "ADJ") == "a"  # no Penn tag: fall back to UPOS
 
 
 def test_unknown_backend():

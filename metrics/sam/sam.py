@@ -3,7 +3,6 @@ nlgmetrics.sam."""
 import datasets
 import evaluate
 
-import nlgmetrics
 from nlgmetrics import evaluate_support as support
 
 _CITATION = """\
@@ -80,13 +79,9 @@ class SAM(evaluate.Metric):
 
     def _compute(self, predictions, references, base_scores=None, return_details=False, **options):
         config = dict(_CONFIGS.get(self.config_name, {}))
-        if base_scores is None:
-            return support.compute("sam", predictions, references, config_options=config,
-                                   return_details=return_details, **options)
-        # support.compute has no way to hand per-call base scores to the scorer
-        scorer = nlgmetrics.load("sam", **{**config, **options, "base": "given"})
-        result = scorer.score(list(predictions), list(references), base_scores=list(base_scores))
-        out = {"score": result.score, "scores": result.scores, "signature": result.signature}
-        if return_details:
-            out.update(details=result.details, corpus=result.corpus)
-        return out
+        score_kwargs = None
+        if base_scores is not None:
+            config["base"] = "given"
+            score_kwargs = {"base_scores": list(base_scores)}
+        return support.compute("sam", predictions, references, config_options=config,
+                               return_details=return_details, score_kwargs=score_kwargs, **options)

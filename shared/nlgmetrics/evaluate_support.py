@@ -41,14 +41,16 @@ def metric_info(*, description: str, citation: str, inputs_description: str,
 
 def compute(name: str, predictions: Any, references: Any = None, sources: Any = None, *,
             config_options: Optional[Mapping[str, Any]] = None, return_details: bool = False,
-            **options: Any) -> Dict[str, Any]:
+            score_kwargs: Optional[Mapping[str, Any]] = None, **options: Any) -> Dict[str, Any]:
     """Score with the cached core scorer; returns ``score``, ``scores``, ``signature`` (and
-    ``details`` plus ``corpus`` with ``return_details=True``)."""
+    ``details`` plus ``corpus`` with ``return_details=True``). ``options`` configure the
+    scorer; ``score_kwargs`` are per-call inputs of the scorer's ``score`` (e.g. SAM's
+    ``base_scores``)."""
     merged = dict(config_options or {})
     merged.update(options)
     scorer = nlgmetrics.load(name, **merged)
     result = scorer.score(list(predictions), None if references is None else list(references),
-                          None if sources is None else list(sources))
+                          None if sources is None else list(sources), **dict(score_kwargs or {}))
     out: Dict[str, Any] = {"score": result.score, "scores": result.scores, "signature": result.signature}
     if return_details:
         out["details"] = result.details

@@ -174,11 +174,13 @@ def get_analyzer(backend: str = "auto", spacy_model: Optional[str] = None) -> An
     return Analyzer(backend, spacy_model)
 
 
-PENN_TO_WN = {"J": "a", "N": "n", "R": "r", "V": "v"}
+PENN_TO_WN = {"JJ": "a", "NN": "n", "RB": "r", "VB": "v"}
 
 
 def wordnet_pos(xpos: str, upos: str = "") -> Optional[str]:
     """Penn tag (JJ*/NN*/RB*/VB*) or UPOS to the WordNet/SentiWords POS a/n/r/v, else None."""
-    if xpos and xpos[0] in PENN_TO_WN:
-        return PENN_TO_WN[xpos[0]]
+    if xpos and xpos[:2] in PENN_TO_WN:
+        return PENN_TO_WN[xpos[:2]]
+    if xpos and xpos[:1].isalpha() and xpos.isupper() and xpos not in {"X", "_"}:
+        return None  # a Penn tag outside JJ*/NN*/RB*/VB* (RP, IN, PRP, ...)
     return {"ADJ": "a", "NOUN": "n", "ADV": "r", "VERB": "v"}.get(upos)
