@@ -60,9 +60,13 @@ def explain(scorer: RoMe, result: Any, inputs: Dict[str, Any]) -> List[str]:
              ("F_grammar", d["f_grammar"]), ("RoMe", result.scores[i])], digits=3, domain=(0, 1),
             role="components")
         heat = alignment_heatmap(scorer, hyp, ref, d.get("alignment", []))
-        caption = (f'<div style="margin:4px 0;color:#555">rows: hypothesis words · columns: reference words '
-                   f"({len(d.get('alignment', []))} aligned pairs framed)</div>")
-        blocks.append(ui.section(f"Segment {i + 1}: {ui.shorten(hyp, 70)}", components + caption + heat))
+        caption = (f'<div style="margin:4px 0;color:#555;max-width:520px">cosine of the word vectors; rows: '
+                   f"hypothesis, columns: reference. Framed: the {len(d.get('alignment', []))} hard-aligned pairs "
+                   f"(each hypothesis word takes the best cosine × position factor, kept when the cosine exceeds "
+                   f"δ = {scorer.delta_emd:g} and the reference word is free)</div>")
+        body = (f'<div style="display:flex;flex-wrap:wrap;gap:32px;align-items:flex-start"><div>{components}</div>'
+                f"<div>{caption}{heat}</div></div>")
+        blocks.append(ui.section(f"Segment {i + 1}: {ui.shorten(hyp, 70)}", body))
     return ["".join(blocks)]
 
 
