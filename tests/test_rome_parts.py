@@ -76,23 +76,58 @@ def test_soft_penalty_vanishes_for_equal_lengths_only():
     assert d[1].tolist() == [1.0] * 4 and d[0, :3].tolist() == [1.0] * 3
 
 
+def _one_hot(words, vocabulary):
+    return np.array([[1.0 if w == v else 0.0 for v in vocabulary] for w in words])
+
+
+def test_passive_of_equal_length_scores_as_the_active_form_with_lexical_vectors():
+    # with word-identity vectors the alignment is exact; the soft penalty then vanishes for
+    # equal lengths, so the passive order scores exactly what the same words score in the
+    # reference's (active) order, and an unequal length costs only the small soft penalty
+    ref = "the critics have praised the novel".split()
+    passive = "the novel was praised by critics".split()
+    active = "the critics praised novel was by".split()
+    vocab = sorted(set(ref + active + passive + ["by"]))
+    f_active, _ = emd_similarity(active, ref, _one_hot(active, vocab), _one_hot(ref, vocab))
+    f_passive, pairs = emd_similarity(passive, ref, _one_hot(passive, vocab), _one_hot(ref, vocab))
+    assert sorted((passive[i], ref[j]) for i, j in pairs) == [
+        ("critics", "critics"), ("novel", "novel"), ("praised", "praised"), ("the", "the")]
+    shorter = passive[:-1]  # m != n: moved words pay exp(-gamma * 2|m-n|/(m+n) * gap)
+    f_short, _ = emd_similarity(shorter, ref, _one_hot(shorter, vocab), _one_hot(ref, vocab), gamma=0.07)
+    f_short0, _ = emd_similarity(shorter, ref, _one_hot(shorter, vocab), _one_hot(ref, vocab), gamma=0.0)
+    assert f_passive == pytest.approx(f_active)
+    assert f_short < f_short0 < f_short + 0.01
+
+
+def test_thresholded_rule_looks_past_nearer_dissimilar_words():
+    # word 0's partner (cos 0.9) sits half a sentence away: 0.9 * 0.5 = 0.45 loses to the
+    # dissimilar word in place (0.5 * 1), which the threshold then refuses
+    cos = np.array([[0.5, 0.9], [0.2, 0.3]])
+    assert hard_alignment(cos) == []
+    assert hard_alignment(cos, rule="thresholded") == [(0, 1)]
+    with pytest.raises(ValueError):
+        hard_alignment(cos, rule="greedy")
+
+
 def test_emd_similarity_empty_sides():
     assert emd_similarity([], ["a"], np.zeros((0, 2)), np.ones((1, 2))) == (0.0, [])
     assert emd_similarity(["a"], [], np.ones((1, 2)), np.zeros((0, 2))) == (0.0, [])
 
 
 # -- hard alignment -------------------------------------------------------------------------
-def test_alignment_is_one_to_one_and_respects_threshold():
+@pytest.mark.parametrize("rule", ["argmax", "thresholded"])
+def test_alignment_is_one_to_one_and_respects_threshold(rule):
     rng = np.random.default_rng(1)
     for _ in range(200):
         m, n = rng.integers(1, 9, size=2)
         cos = rng.uniform(0.3, 1.0, size=(m, n))
-        pairs = hard_alignment(cos, 0.60)
+        pairs = hard_alignment(cos, 0.60, rule)
         rows, cols = [i for i, _ in pairs], [j for _, j in pairs]
         assert len(set(rows)) == len(rows) and len(set(cols)) == len(cols)
         assert all(cos[i, j] > 0.60 for i, j in pairs)
         score = cos * (1 - relative_position_gap(m, n))
-        assert all(j == int(np.argmax(score[i])) for i, j in pairs)
+        if rule == "argmax":
+            assert all(j == int(np.argmax(score[i])) for i, j in pairs)
 
 
 def test_alignment_threshold_is_strict_and_repeats_are_refused():

@@ -48,6 +48,7 @@ GAMMA = 0.07
 ROOT_LABEL = "<root>"
 COMPONENTS = ("rome", "emd", "ted", "grammar")
 TED_NORMALISATIONS = ("max", "sum")
+ALIGNMENT_RULES = ("argmax", "thresholded")
 
 #: per profile: encoder, grammaticality classifier, parser backend, scorer weights
 PROFILES: Dict[str, Dict[str, str]] = {
@@ -93,9 +94,17 @@ def relative_position_gap(m: int, n: int) -> np.ndarray:
     return np.abs(np.arange(1, m + 1)[:, None] / m - np.arange(1, n + 1)[None, :] / n)
 
 
-def hard_alignment(cos: np.ndarray, delta: float = DELTA_EMD) -> List[Tuple[int, int]]:
-    """One-to-one word pairs (hypothesis i, reference j): for each i in order, j* maximises
-    cos * (1 - |i/m - j/n|); the pair is kept when cos(i, j*) > delta and j* is still free."""
+def hard_alignment(cos: np.ndarray, delta: float = DELTA_EMD, rule: str = "argmax") -> List[Tuple[int, int]]:
+    """One-to-one word pairs (hypothesis i, reference j), each with cos > delta. For each i in
+    order, with alignment score cos * (1 - |i/m - j/n|):
+
+    - ``argmax`` (the specification): j* maximises the score over all j; the pair is kept when
+      cos(i, j*) > delta and j* is still free (a repeated word loses to its first copy).
+    - ``thresholded``: j* maximises the score over the free j with cos > delta (a word moved
+      far, as in a passive rewrite, is not lost to a nearer, dissimilar word).
+    """
+    if rule not in ALIGNMENT_RULES:
+        raise ValueError(f"unknown alignment rule {rule!r}; choose {' or '.join(ALIGNMENT_RULES)}")
     m, n = cos.shape
     if m == 0 or n == 0:
         return []
@@ -103,7 +112,13 @@ def hard_alignment(cos: np.ndarray, delta: float = DELTA_EMD) -> List[Tuple[int,
     taken = np.zeros(n, dtype=bool)
     pairs = []
     for i in range(m):
-        j = int(np.argmax(scores[i]))
+        if rule == "thresholded":
+            allowed = (cos[i] > delta) & ~taken
+            if not allowed.any():
+                continue
+            j = int(np.argmax(np.where(allowed, scores[i], -np.inf)))
+        else:
+            j = int(np.argmax(scores[i]))
         if cos[i, j] > delta and not taken[j]:
             taken[j] = True
             pairs.append((i, j))
@@ -138,13 +153,13 @@ def earth_movers_distance(dist: np.ndarray, hyp_weights: np.ndarray, ref_weights
 
 
 def emd_similarity(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: np.ndarray,
-                   ref_vecs: np.ndarray, *, delta: float = DELTA_EMD,
-                   gamma: float = GAMMA) -> Tuple[float, List[Tuple[int, int]]]:
+                   ref_vecs: np.ndarray, *, delta: float = DELTA_EMD, gamma: float = GAMMA,
+                   alignment: str = "argmax") -> Tuple[float, List[Tuple[int, int]]]:
     """F_EMD = 1 - EMD and the hard alignment; 0 when either side has no words."""
     if not len(hyp_words) or not len(ref_words):
         return 0.0, []
     cos = np.clip(normalize_rows(hyp_vecs) @ normalize_rows(ref_vecs).T, -1.0, 1.0)
-    pairs = hard_alignment(cos, delta)
+    pairs = hard_alignment(cos, delta, alignment)
     dist = transport_distance(cos, pairs, gamma)
     emd = earth_movers_distance(dist, tfidf_weights(hyp_words, ref_words),
                                 tfidf_weights(ref_words, hyp_words))
@@ -381,7 +396,8 @@ class RoMe(Scorer):
             id, local directory or ``minilm``), CoLA classifier (hub id / directory, or a
             ``.npz`` head for the lite kind), network (JSON path) and parser backend.
         delta_emd (0.60), delta_ted (0.65), gamma (0.07): the paper's thresholds and the soft
-            penalty constant. ted_normalisation: ``max`` (default) or ``sum``.
+            penalty constant. alignment: ``argmax`` (default) or ``thresholded`` (see
+            :func:`hard_alignment`). ted_normalisation: ``max`` (default) or ``sum``.
         max_words: texts are cut to this many whitespace words (with a warning).
         return_alignment: add the F_EMD word alignment to each segment's details.
     References may be one string or several per prediction; with several, the reference
@@ -405,7 +421,8 @@ class RoMe(Scorer):
     def __init__(self, *, profile: str = "paper", component: str = "rome", model: Optional[str] = None,
                  grammar_model: Optional[str] = None, scorer_weights: Optional[str] = None,
                  parser: Optional[str] = None, delta_emd: float = DELTA_EMD, delta_ted: float = DELTA_TED,
-                 gamma: float = GAMMA, ted_normalisation: str = "max", max_words: int = 256,
+                 gamma: float = GAMMA, alignment: str = "argmax", ted_normalisation: str = "max",
+                 max_words: int = 256,
                  return_alignment: bool = False, grammar_label: Optional[int] = None,
                  device: str = "auto", dtype: str = "fp32", batch_size: int = 32, quiet: bool = False) -> None:
         super().__init__(quiet=quiet)
@@ -415,12 +432,15 @@ class RoMe(Scorer):
             raise ValueError(f"unknown component {component!r}; choose one of {', '.join(COMPONENTS)}")
         if ted_normalisation not in TED_NORMALISATIONS:
             raise ValueError(f"unknown ted_normalisation {ted_normalisation!r}; choose {' or '.join(TED_NORMALISATIONS)}")
+        if alignment not in ALIGNMENT_RULES:
+            raise ValueError(f"unknown alignment {alignment!r}; choose {' or '.join(ALIGNMENT_RULES)}")
         if max_words < 1:
             raise ValueError(f"max_words must be >= 1, got {max_words}")
         defaults = PROFILES[profile]
         self.profile = profile
         self.component = component
         self.delta_emd, self.delta_ted, self.gamma = float(delta_emd), float(delta_ted), float(gamma)
+        self.alignment = alignment
         self.ted_normalisation = ted_normalisation
         self.max_words = int(max_words)
         self.return_alignment = return_alignment
@@ -502,7 +522,8 @@ class RoMe(Scorer):
                 if (h, r) not in pair_cache:
                     sh, sr = sent[h], sent[r]
                     emd, pairs = (emd_similarity(sh.words, sr.words, sh.vectors, sr.vectors,
-                                                 delta=self.delta_emd, gamma=self.gamma)
+                                                 delta=self.delta_emd, gamma=self.gamma,
+                                                 alignment=self.alignment)
                                   if need_emd else (float("nan"), []))
                     ted = (ted_se(sh.tree, sr.tree, sh.lemma_vectors, sr.lemma_vectors,
                                   delta=self.delta_ted, normalisation=self.ted_normalisation)[0]
@@ -585,12 +606,14 @@ class RoMe(Scorer):
 
     @property
     def signature(self) -> str:
+        emd = self.component in ("rome", "emd")
+        ted = self.component in ("rome", "ted")
         return make_signature(
             "rome", __version__, profile=self.profile, component=self.component,
             model=self.encoder.describe() if self.encoder else None,
             grammar=self.grammar.name if self.grammar else None,
-            parser=self._analyzer.backend if self._analyzer else None,
+            parser=self._analyzer.backend if ted else None,
             net=Path(self.scorer_weights).name if self.scorer_weights else None,
-            demb=self.delta_emd if self.encoder else None, gamma=self.gamma if self.encoder else None,
-            dted=self.delta_ted if self._analyzer else None,
-            tednorm=self.ted_normalisation if self._analyzer else None, maxw=self.max_words)
+            demb=self.delta_emd if emd else None, gamma=self.gamma if emd else None,
+            align=self.alignment if emd else None, dted=self.delta_ted if ted else None,
+            tednorm=self.ted_normalisation if ted else None, maxw=self.max_words)

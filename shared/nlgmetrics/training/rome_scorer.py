@@ -216,6 +216,8 @@ def main(argv=None) -> Dict:
     parser.add_argument("--features-profile", choices=("lite", "paper"), default=None,
                         help="profile computing the features (default: --profile)")
     parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--features-cache", type=Path, default=None,
+                        help="an .npz to reuse the computed features from (written when missing)")
     args = parser.parse_args(argv)
     torch.set_num_threads(max(1, min(2, torch.get_num_threads())))
     feature_profile = args.features_profile or args.profile
@@ -223,7 +225,13 @@ def main(argv=None) -> Dict:
 
     pairs = make_pairs()
     scorer = RoMe(profile=feature_profile, quiet=True)
-    x_train, x_test = features(scorer, pairs["train"]), features(scorer, pairs["test"])
+    if args.features_cache and args.features_cache.exists():
+        with np.load(args.features_cache) as cached:
+            x_train, x_test = cached["train"], cached["test"]
+    else:
+        x_train, x_test = features(scorer, pairs["train"]), features(scorer, pairs["test"])
+        if args.features_cache:
+            np.savez(args.features_cache, train=x_train, test=x_test)
     y_train = np.array([r[3] for r in pairs["train"]], dtype=np.float32)
     net = train_network(x_train, y_train)
     with torch.no_grad():

@@ -1,0 +1,74 @@
+"""RoMe as a Hugging Face evaluate metric; the scoring lives in nlgmetrics.rome."""
+import datasets  # noqa: F401
+import evaluate
+
+from nlgmetrics import evaluate_support as support
+
+_CITATION = """\
+@inproceedings{rony-etal-2022-rome,
+    title = "{R}o{M}e: A Robust Metric for Evaluating Natural Language Generation",
+    author = "Rony, Md Rashad Al Hasan and Kovriguina, Liubov and Chaudhuri, Debanjan and Usbeck, Ricardo and Lehmann, Jens",
+    booktitle = "Proceedings of the 60th Annual Meeting of the Association for Computational Linguistics (Volume 1: Long Papers)",
+    year = "2022",
+    address = "Dublin, Ireland",
+    url = "https://aclanthology.org/2022.acl-long.387",
+    pages = "5645--5657",
+}
+"""
+
+_DESCRIPTION = """\
+RoMe (Rony et al., ACL 2022) scores a generated sentence against a reference with a small
+feed-forward network over three features, each available on its own: F_EMD, an earth mover's
+similarity of contextual word vectors with position-aware hard word alignment (cosine > 0.60,
+one-to-one) and a soft position penalty; F_TED, a tree edit distance between the lemmatised
+dependency trees in which two words are equal when their vectors' cosine is >= 0.65 (a
+distance in [0, 1]); and F_grammar, the probability that the hypothesis is grammatically
+acceptable from a CoLA classifier. The final score sigmoid(NN(F_grammar, F_TED, F_EMD)) is in
+[0, 1]. Profiles: "paper" (albert-large-v2, textattack/bert-base-uncased-CoLA, stanza when
+installed; needs the hub) and "lite" (all-MiniLM-L6-v2, the project's CoLA head, spaCy;
+offline). With several references per prediction the best one counts.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (list of str): generated sentences.
+    references (list of str, or list of list of str): one or several references each.
+    profile (str): "paper" (default) or "lite".
+    component (str): "rome" (final score), "emd", "ted" (a distance) or "grammar".
+    model, grammar_model, scorer_weights, parser: override the profile's resources.
+    delta_emd (float, 0.60), delta_ted (float, 0.65), gamma (float, 0.07), ted_normalisation
+        ("max" or "sum"), max_words (int, 256), return_alignment (bool).
+    return_details (bool): add per-segment f_emd, f_ted, f_grammar (and alignment).
+Returns:
+    score (float): mean of the segment scores; scores (list of float): per segment, in [0, 1];
+    signature (str): profile, models, parser, thresholds and version.
+Examples:
+    >>> import evaluate
+    >>> rome = evaluate.load("metrics/rome", "lite")  # doctest: +SKIP
+    >>> out = rome.compute(predictions=["the cat sat on the mat"],
+    ...                    references=["the cat sat on the mat"])  # doctest: +SKIP
+    >>> out["scores"][0] > 0.5  # doctest: +SKIP
+    True
+"""
+
+_CONFIGS = {
+    "default": {},
+    "paper": {"profile": "paper"},
+    "lite": {"profile": "lite"},
+    "lite-emd": {"profile": "lite", "component": "emd"},
+    "lite-ted": {"profile": "lite", "component": "ted"},
+    "lite-grammar": {"profile": "lite", "component": "grammar"},
+}
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class RoMe(evaluate.Metric):
+    def _info(self):
+        return support.metric_info(description=_DESCRIPTION, citation=_CITATION,
+                                   inputs_description=_KWARGS_DESCRIPTION,
+                                   features=[support.features(multi_reference=True), support.features()],
+                                   reference_urls=["https://aclanthology.org/2022.acl-long.387"])
+
+    def _compute(self, predictions, references=None, **options):
+        return support.compute("rome", predictions, references,
+                               config_options=_CONFIGS.get(self.config_name, {}), **options)

@@ -1,0 +1,215 @@
+"""RoMe with the lite profile (all-MiniLM-L6-v2, the shipped CoLA head and scorer network,
+spaCy): behaviour on repeated words and passive rewrites, ranges on awkward inputs, the
+components alone, multiple references, the evaluate wrapper, and the paper profile's loading."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import nlgmetrics
+from nlgmetrics.core.models import ModelUnavailableError
+from nlgmetrics.rome import RoMe, preprocess
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def rome() -> RoMe:
+    return nlgmetrics.load("rome", profile="lite", device="cpu", quiet=True)
+
+
+def test_repeated_words_lower_f_emd(rome):
+    ref = "the cat sat on the mat"
+    f = rome.f_emd([ref, "the cat cat cat sat on the mat", "the cat sat sat sat on the mat"], [ref] * 3)
+    assert f[0] == pytest.approx(1.0)
+    assert f[1] < f[0] - 0.1 and f[2] < f[0] - 0.1
+
+
+def test_repetition_lowers_final_score(rome):
+    ref = "Shakespeare has written Macbeth."
+    res = rome.score(["Shakespeare has written Macbeth.", "Shakespeare has written Macbeth Macbeth Macbeth."], [ref, ref])
+    assert res.scores[1] < res.scores[0]
+
+
+# passive rewrites of an active hypothesis with the same number of words, and a reference
+# in neither voice
+PASSIVES = [
+    ("the novel received praise from the critics", "the critics have praised the novel", "the novel was praised by critics"),
+    ("the budget got the approval of the committee", "the committee has approved the budget", "the budget was approved by committee"),
+    ("the suspect is now under arrest", "the police have arrested the suspect", "the suspect was arrested by police"),
+    ("the old bridge is in ruins after the storm", "a storm has destroyed the old bridge", "the old bridge was destroyed by storm"),
+]
+
+
+def test_passive_rewrite_of_equal_length_keeps_f_emd_close_to_active(rome):
+    unrelated = "my cat likes warm milk every single day"
+    for ref, active, passive in PASSIVES:
+        assert len(preprocess(active)) == len(preprocess(passive))
+        f_active, f_passive, f_unrelated = rome.f_emd([active, passive, unrelated], [ref] * 3)
+        # the passive is not punished for its word order: it stays within 0.25 of the active
+        # form (here it is often higher, these references start with the object) and well
+        # above an unrelated sentence
+        assert f_passive > f_active - 0.25
+        assert min(f_active, f_passive) > f_unrelated + 0.25
+    # when hypothesis and reference have the same length the soft penalty is exactly neutral
+    ref, active, passive = "the critics have praised the novel", None, "the novel was praised by critics"
+    no_penalty = nlgmetrics.load("rome", profile="lite", component="emd", gamma=0.0, device="cpu", quiet=True)
+    assert no_penalty.f_emd([passive], [ref])[0] == pytest.approx(rome.f_emd([passive], [ref])[0], abs=1e-12)
+
+
+def test_thresholded_alignment_keeps_moved_words():
+    thresholded = nlgmetrics.load("rome", profile="lite", component="emd", alignment="thresholded",
+                                  return_alignment=True, device="cpu", quiet=True)
+    detail = thresholded.score(["the novel was praised by critics"], ["the critics have praised the novel"]).details[0]
+    aligned = {(h, r) for _, _, h, r in detail["alignment"]}
+    assert ("novel", "novel") in aligned and ("praised", "praised") in aligned
+    spec = nlgmetrics.load("rome", profile="lite", component="emd", return_alignment=True, device="cpu", quiet=True)
+    detail = spec.score(["the novel was praised by critics"], ["the critics have praised the novel"]).details[0]
+    assert ("novel", "novel") not in {(h, r) for _, _, h, r in detail["alignment"]}
+
+
+def test_identical_pair_is_perfect_on_emd_and_ted(rome):
+    feats = rome.features(["The hotel is near the station."], ["The hotel is near the station."])
+    assert feats["f_emd"][0] == pytest.approx(1.0)
+    assert feats["f_ted"][0] == 0.0
+    assert 0.5 < feats["rome"][0] <= 1.0
+
+
+AWKWARD = ["", "   ", "hello", "?!", "猫坐在垫子上看着花园。", "Москва — столица России.", "🙂🙂🙂",
+           "word " * 400, "The hotel is near the station."]
+
+
+def test_outputs_stay_in_range_on_awkward_inputs(rome):
+    hyps = AWKWARD + ["The hotel is near the station."] * len(AWKWARD)
+    refs = ["The hotel is near the station."] * len(AWKWARD) + AWKWARD
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = rome.score(hyps, refs)
+    assert any("max_words" in str(w.message) for w in caught)  # the long input was cut
+    for score, detail in zip(res.scores, res.details):
+        assert 0.0 <= score <= 1.0 and math.isfinite(score)
+        for key in ("f_emd", "f_ted", "f_grammar"):
+            assert 0.0 <= detail[key] <= 1.0 and math.isfinite(detail[key])
+    empty = res.details[0]
+    assert empty["f_emd"] == 0.0 and empty["f_ted"] == 1.0 and empty["f_grammar"] == 0.0
+    assert res.details[AWKWARD.index("?!")]["f_emd"] == 0.0  # punctuation only: no words
+
+
+def test_one_word_pairs(rome):
+    feats = rome.features(["hello", "hello"], ["hello", "goodbye"])
+    assert feats["f_emd"][0] == pytest.approx(1.0) and feats["f_ted"][0] == 0.0
+    assert feats["f_emd"][1] < 1.0
+
+
+def test_components_alone_match_the_full_features(rome):
+    hyps = ["A cheap Italian place in the city centre.", "The hotel has free wifi wifi."]
+    refs = ["There is a cheap Italian restaurant in the centre.", "The hotel offers free wifi."]
+    full = rome.features(hyps, refs)
+    assert np.allclose(rome.f_emd(hyps, refs), full["f_emd"])
+    assert np.allclose(rome.f_ted(hyps, refs), full["f_ted"])
+    assert np.allclose(rome.f_grammar(hyps), full["f_grammar"])
+    only = nlgmetrics.load("rome", profile="lite", component="emd", device="cpu", quiet=True)
+    assert only.grammar is None and only._analyzer is None
+    assert np.allclose(only.score(hyps, refs).scores, full["f_emd"])
+
+
+def test_batch_and_order_invariance(rome):
+    hyps = ["The hotel is cheap.", "It is a pricey hotel near the park.", "The hotel is cheap."]
+    refs = ["The hotel is inexpensive.", "This hotel near the park is expensive.", "The hotel is inexpensive."]
+    together = rome.score(hyps, refs).scores
+    alone = [rome.score([h], [r]).scores[0] for h, r in zip(hyps, refs)]
+    assert together == pytest.approx(alone, abs=1e-4)  # padding changes floats by ~1e-6 only
+    assert together[0] == together[2]
+
+
+def test_multiple_references_take_the_best(rome):
+    hyp = "The hotel is near the station."
+    refs = ["My sister plays the violin.", "The hotel is close to the station."]
+    multi = rome.score([hyp], [refs])
+    single = rome.score([hyp, hyp], refs).scores
+    assert multi.scores[0] == pytest.approx(max(single))
+    assert multi.details[0]["reference_index"] == int(np.argmax(single))
+    ted = nlgmetrics.load("rome", profile="lite", component="ted", device="cpu", quiet=True)
+    assert ted.score([hyp], [refs]).scores[0] == pytest.approx(min(ted.score([hyp, hyp], refs).scores))
+
+
+def test_alignment_details_when_asked():
+    scorer = nlgmetrics.load("rome", profile="lite", component="emd", return_alignment=True, device="cpu", quiet=True)
+    detail = scorer.score(["the cat the cat"], ["the cat"]).details[0]
+    pairs = [(i, j) for i, j, _, _ in detail["alignment"]]
+    assert len({j for _, j in pairs}) == len(pairs)
+    assert [w for _, _, w, _ in detail["alignment"]] == ["the", "cat"]
+
+
+def test_signature_names_profile_and_models(rome):
+    sig = rome.signature
+    assert sig.startswith("rome|profile:lite|component:rome|model:minilm@last/fp32")
+    assert "grammar:rome_grammar_lite.npz" in sig and "parser:spacy" in sig and "net:rome_scorer_lite.json" in sig
+
+
+def test_bad_options():
+    with pytest.raises(ValueError, match="profile"):
+        RoMe(profile="large")
+    with pytest.raises(ValueError, match="component"):
+        RoMe(profile="lite", component="bleu")
+
+
+def test_paper_profile_offline_error_is_clean(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelUnavailableError, match="albert-large-v2"):
+        RoMe(profile="paper", component="emd", device="cpu")
+
+
+def _tiny_cola_classifier(path):
+    """A random two-label BERT classifier with a word-level vocabulary, saved locally."""
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "a", "dog"]
+    (path / "vocab.txt").write_text("\n".join(words) + "\n")
+    BertTokenizerFast(vocab_file=str(path / "vocab.txt")).save_pretrained(path)
+    config = BertConfig(vocab_size=len(words), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=64,
+                        id2label={0: "unacceptable", 1: "acceptable"}, label2id={"unacceptable": 0, "acceptable": 1})
+    BertForSequenceClassification(config).save_pretrained(path)
+    return str(path)
+
+
+def test_cola_classifier_loading_path(tmp_path):
+    import torch
+
+    torch.manual_seed(0)
+    model_dir = _tiny_cola_classifier(tmp_path)
+    scorer = RoMe(profile="lite", component="grammar", grammar_model=model_dir, device="cpu", quiet=True)
+    assert scorer.grammar.label == 1
+    probs = scorer.f_grammar(["the cat sat on the mat", "mat the on", ""])
+    assert all(0.0 <= p <= 1.0 for p in probs) and probs[2] == 0.0
+    logits = scorer.grammar.model(**scorer.grammar.tokenizer(["the cat sat on the mat"], return_tensors="pt")).logits
+    assert probs[0] == pytest.approx(float(torch.softmax(logits, -1)[0, 1]), abs=1e-5)
+
+
+def test_lite_grammar_head_reproduces_its_cola_accuracy(rome, shared_data):
+    import gzip
+    import json
+
+    with gzip.open(shared_data / "cola_public.jsonl.gz", "rt") as fh:
+        rows = [json.loads(line) for line in fh if '"out_of_domain_dev"' in line]
+    probs = rome.f_grammar([r["sentence"] for r in rows])
+    accuracy = float(np.mean([(p > 0.5) == bool(r["label"]) for p, r in zip(probs, rows)]))
+    with np.load(nlgmetrics.core.resources.data_path("rome_grammar_lite.npz")) as data:
+        reported = json.loads(str(data["metrics"]))["out_of_domain_dev"]["accuracy"]
+    assert accuracy == pytest.approx(reported, abs=0.004)
+
+
+def test_evaluate_wrapper_matches_core(rome):
+    import evaluate
+
+    module = evaluate.load(str(nlgmetrics.core.resources.DATA_DIR.parent.parent.parent / "metrics" / "rome"), "lite")
+    hyps = ["The hotel is near the station.", "A cheap restaurant restaurant."]
+    refs = ["The hotel is close to the station.", "There is a cheap restaurant."]
+    out = module.compute(predictions=hyps, references=refs, device="cpu", quiet=True)
+    assert out["scores"] == pytest.approx(rome.score(hyps, refs).scores, abs=1e-9)
+    multi = module.compute(predictions=hyps[:1], references=[refs], device="cpu", quiet=True, return_details=True)
+    assert multi["details"][0]["reference_index"] == 0
