@@ -33,7 +33,8 @@ from nlgmetrics.publish import load_app  # noqa: E402
 #: per app: initial settings, the example clicked, the input that must give a message
 CASES: Dict[str, Dict[str, Any]] = {
     "sam": {"options": {"profile": "lite", "base": "meteor"}, "example": 0,
-            "bad": {"predictions": "a\nb", "references": "r", "expected": "2 prediction line(s) but 1 reference line(s)"}},
+            "bad": {"predictions": "a\nb", "references": "r",
+                    "expected": "2 prediction line(s) but 1 reference line(s)"}},
     "texteval": {"options": {"approach": "scaling"}, "example": 0,
                  "bad": {"predictions": "", "references": "r1\nr2", "expected": "Enter at least one prediction"}},
     "discotk": {"options": {"variant": "party"}, "example": 0,

@@ -419,6 +419,12 @@ def section(title: str, body: str) -> str:
             f'margin-bottom:6px">{html.escape(title)}</div>{body}</div>')
 
 
+def flex_row(parts: Sequence[str], gap: int = 32) -> str:
+    """Blocks side by side, wrapping to the next line when the page is narrow."""
+    cells = "".join(f"<div>{p}</div>" for p in parts if p)
+    return f'<div style="display:flex;flex-wrap:wrap;gap:8px {gap}px;align-items:flex-start">{cells}</div>'
+
+
 def bar_chart(items: Sequence[Tuple[str, float]], *, title: str = "", digits: int = 3,
               color: str = "#4c78a8", negative_color: str = "#e45756", width: int = 560,
               label_width: int = 170, domain: Optional[Tuple[float, float]] = None, role: str = "bars") -> str:

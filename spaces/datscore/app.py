@@ -44,7 +44,8 @@ _AUTO = ("auto", "")
 def settings(initial: ui.InitialValues) -> Dict[str, Any]:
     local = (DATScore.demo_options or {}).get("model")
     return {
-        "model": gr.Textbox(value=initial("model", local or DEFAULT_MODEL), label="M2M-100 model (Hub id or local directory)",
+        "model": gr.Textbox(value=initial("model", local or DEFAULT_MODEL),
+                            label="M2M-100 model (Hub id or local directory)",
                             elem_id="setting-model", scale=3),
         "source_lang": gr.Textbox(value=initial("source_lang", "fr"), label="Source language", max_lines=1,
                                   elem_id="setting-source-lang", scale=1),
@@ -77,7 +78,7 @@ def explain(scorer: DATScore, result: Any, inputs: Dict[str, Any]) -> List[str]:
         [(_label(d), s) for d, s in detail["directions"].items()], digits=3, width=400, label_width=110,
         domain=(lowest, 0.0), role="directions")) for i, detail in enumerate(shown)]
     charts.append(ui.section("Score per direction (weighted mean token log-probability; higher is better)",
-                             '<div style="display:flex;flex-wrap:wrap;column-gap:28px">' + "".join(segments) + "</div>"))
+                             ui.flex_row(segments, gap=28)))
     langs = corpus["languages"]
     rows = []
     for i, detail in enumerate(result.details[: ui.MAX_DRAWN]):

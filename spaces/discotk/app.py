@@ -55,16 +55,16 @@ def explain(scorer: DiscoTK, result: Any, inputs: Dict[str, Any]) -> List[str]:
             break
         hyp_analysis, ref_analysis = scorer.analyze([hyp, ref])
         features = result.details[i]["features"]
-        trees = (f'<div style="display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start">'
-                 f'<div><div><b>Hypothesis tree</b></div>{ui.tree_svg(as_node(hyp_analysis.tree), role="hypothesis-tree")}</div>'
-                 f'<div><div><b>Reference tree</b></div>{ui.tree_svg(as_node(ref_analysis.tree), role="reference-tree")}</div></div>')
+        trees = ui.flex_row([
+            f"<div><b>{side.capitalize()} tree</b></div>" + ui.tree_svg(as_node(analysis.tree), role=f"{side}-tree")
+            for side, analysis in (("hypothesis", hyp_analysis), ("reference", ref_analysis))])
         kernels = ui.bar_chart([(name, features[name]) for name in REPRESENTATIONS], digits=3, domain=(0, 1),
                                width=460, label_width=90, title="tree-kernel similarity per representation",
                                role="kernels")
         others = [(name, features[name]) for name in PARTY_MEMBERS if name in features]
         party = ui.bar_chart(others, digits=3, domain=(0, 1), width=460, label_width=110, color="#54a24b",
                              title="party's other features (raw)", role="party-features") if others else ""
-        charts = f'<div style="display:flex;flex-wrap:wrap;column-gap:32px">{kernels}{party}</div>'
+        charts = ui.flex_row([kernels, party])
         blocks.append(ui.section(f"Segment {i + 1}", trees + charts))
     return ["".join(blocks)]
 

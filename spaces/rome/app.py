@@ -64,8 +64,7 @@ def explain(scorer: RoMe, result: Any, inputs: Dict[str, Any]) -> List[str]:
                    f"hypothesis, columns: reference. Framed: the {len(d.get('alignment', []))} hard-aligned pairs "
                    f"(each hypothesis word takes the best cosine × position factor, kept when the cosine exceeds "
                    f"δ = {scorer.delta_emd:g} and the reference word is free)</div>")
-        body = (f'<div style="display:flex;flex-wrap:wrap;gap:32px;align-items:flex-start"><div>{components}</div>'
-                f"<div>{caption}{heat}</div></div>")
+        body = ui.flex_row([components, caption + heat])
         blocks.append(ui.section(f"Segment {i + 1}: {ui.shorten(hyp, 70)}", body))
     return ["".join(blocks)]
 

@@ -86,9 +86,10 @@ def explain(scorer: Any, result: Any, inputs: Dict[str, Any]) -> List[str]:
         if i >= ui.MAX_DRAWN:
             break
         d = result.details[i]
-        words = (f'<div style="font-size:16px;line-height:1.9"><b>Hypothesis</b>&nbsp; '
-                 f'<span data-role="hypothesis">{highlight(hyp, d["mismatches"]["hypothesis"])}</span><br>'
-                 f'<b>Reference</b>&nbsp; <span data-role="reference">{highlight(ref, d["mismatches"]["reference"])}</span></div>')
+        lines = [f'<b>{side.capitalize()}</b>&nbsp; <span data-role="{side}">'
+                 f'{highlight(text, d["mismatches"][side])}</span>'
+                 for side, text in (("hypothesis", hyp), ("reference", ref))]
+        words = f'<div style="font-size:16px;line-height:1.9">{"<br>".join(lines)}</div>'
         numbers = (f'<div style="margin:6px 0">S_h = {ui.fmt(d["s_h"])}, S_r = {ui.fmt(d["s_r"])}, '
                    f'p = |S_h − S_r| / 2 = {ui.fmt(d["p"])}</div>')
         chart = ui.bar_chart([(f"base {scorer.base}", d["base"]), ("SAM = base·(1−p)", result.scores[i])],

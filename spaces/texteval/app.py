@@ -52,7 +52,8 @@ def scale_svg(names: List[str], coords: List[float], highlight: int = 0, width: 
              f'xmlns="http://www.w3.org/2000/svg" style="font-family:sans-serif;font-size:12px">',
              f'<line x1="{left}" y1="{axis_y}" x2="{right}" y2="{axis_y}" stroke="#333"/>',
              f'<text x="{left}" y="{axis_y + 50}" fill="#777">{ui.fmt(lo, 2)}</text>',
-             f'<text x="{right}" y="{axis_y + 50}" fill="#777" text-anchor="end">{ui.fmt(hi, 2)} (closer to consensus →)</text>']
+             f'<text x="{right}" y="{axis_y + 50}" fill="#777" text-anchor="end">'
+             f"{ui.fmt(hi, 2)} (closer to consensus →)</text>"]
     order = sorted(range(len(coords)), key=lambda k: coords[k])
     for rank, k in enumerate(order):
         x = x_of(coords[k])
