@@ -169,8 +169,18 @@ def test_bad_inputs_give_documented_finite_scores(party_uniform):
     assert all(v == 0.0 for k, v in feats[6].items() if k in REPRESENTATIONS)  # empty reference
 
 
+def test_long_texts_are_truncated_with_a_warning():
+    scorer = DiscoTK(variant="light", max_words=50, quiet=True)
+    rng = random.Random(0)
+    long_text = " ".join(rng.choice(["cats", "dogs", "sleep", "run", "and", "often"]) for _ in range(400))
+    with pytest.warns(UserWarning, match="truncated"):
+        result = scorer.score([long_text], [long_text])
+    assert result.scores == [pytest.approx(1.0)]
+    assert len(scorer.analyze([long_text])[0].plain.split()) == 50
+
+
 def test_option_validation():
-    for bad in ({"variant": "heavy"}, {"decay": 0.0}, {"normalization": "zscore"},
+    for bad in ({"max_words": 0}, {"variant": "heavy"}, {"decay": 0.0}, {"normalization": "zscore"},
                 {"input_format": "xml"}, {"lexical_layer": "tree"}, {"weights": 3}):
         with pytest.raises(ValueError):
             DiscoTK(**bad)

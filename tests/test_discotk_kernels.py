@@ -10,7 +10,7 @@ from typing import List, Tuple
 
 import pytest
 
-from nlgmetrics.core.tree_kernels import compile_tree, normalized_kernel, sst_kernel
+from nlgmetrics.core.tree_kernels import compile_tree, log_sst_kernel, normalized_kernel, sst_kernel
 from nlgmetrics.core.trees import Tree
 
 
@@ -91,3 +91,21 @@ def test_decay_must_be_in_range():
     for bad in (0.0, -1.0, 1.5):
         with pytest.raises(ValueError):
             sst_kernel(t, t, bad)
+
+
+def test_log_domain_kernel_and_overflow():
+    rng = random.Random(11)
+    for _ in range(30):
+        a, b = random_tree(rng, 4), random_tree(rng, 4)
+        k = sst_kernel(a, b, 0.4)
+        assert log_sst_kernel(a, b, 0.4) == (pytest.approx(math.log(k)) if k > 0 else float("-inf"))
+    # a flat node with 3000 word children: K(t, t) ~ 0.4 * 1.4 ** 3000 overflows a float
+    words = [f"w{i}" for i in range(3000)]
+    t = Tree("EDU", [Tree(w, [Tree("*")]) for w in words])
+    u = Tree("EDU", [Tree(w, [Tree("*")]) for w in words[:-1] + ["other"]])
+    assert math.isinf(sst_kernel(t, t))
+    assert normalized_kernel(t, t) == pytest.approx(1.0)
+    value = normalized_kernel(t, u)
+    # no common EDU production: only the 2999 shared pre-terminals (0.4 each) remain
+    expected = math.exp(math.log(2999 * 0.4) - log_sst_kernel(t, t, 0.4))
+    assert math.isfinite(value) and value == pytest.approx(expected) and value < 1e-100

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,7 +251,9 @@ class DiscoTK(Scorer):
     mapping {feature: weight, "bias": b}; or a :class:`PairwiseModel`); ``decay`` (kernel
     lambda, 0.4); ``normalization`` (per-test-set | none, for uniform combinations);
     ``input_format`` (auto | text | rst: bracketed RST trees from an external parser);
-    ``linguistic_backend`` / ``spacy_model`` (the dependency parser).
+    ``linguistic_backend`` / ``spacy_model`` (the dependency parser); ``max_words`` (plain
+    texts longer than this many words are truncated, with a warning: the kernel's cost grows
+    with the square of repeated words).
     """
 
     name: ClassVar[str] = "discotk"
@@ -276,7 +279,7 @@ class DiscoTK(Scorer):
                  normalization: str = "per-test-set", input_format: str = "auto",
                  lexical_layer: str = "flat",
                  linguistic_backend: str = "auto", spacy_model: Optional[str] = None,
-                 cache_size: int = 100_000, quiet: bool = False) -> None:
+                 max_words: int = 1000, cache_size: int = 100_000, quiet: bool = False) -> None:
         super().__init__(quiet=quiet)
         self.features_used = feature_names(variant)
         self.variant = variant
@@ -293,6 +296,9 @@ class DiscoTK(Scorer):
         self.normalization = normalization
         self.input_format = input_format
         self.parser = HeuristicRSTParser(linguistic_backend, spacy_model)
+        if max_words < 1:
+            raise ValueError(f"max_words must be positive, got {max_words}")
+        self.max_words = max_words
         self.cache_size = cache_size
         self._cache: Dict[str, _Analysis] = {}
         self._lock = threading.Lock()
@@ -329,6 +335,14 @@ class DiscoTK(Scorer):
     def _is_rst(self, text: str) -> bool:
         return self.input_format == "rst" or (self.input_format == "auto" and looks_like_rst(text))
 
+    def _truncated(self, text: str) -> str:
+        words = text.split()
+        if len(words) <= self.max_words:
+            return text
+        warnings.warn(f"DiscoTK: a text of {len(words)} words is truncated to its first {self.max_words} "
+                      "(max_words) for parsing and scoring")
+        return " ".join(words[:self.max_words])
+
     def analyze(self, texts: Sequence[str]) -> List[_Analysis]:
         """Discourse tree, compiled representations, self-kernels (and dependency items for
         party) of each text, computed once per unique text."""
@@ -342,7 +356,7 @@ class DiscoTK(Scorer):
                         trees[t] = from_rst(t)
                         plain[t] = trees[t].plain_text() if trees[t] is not None else ""
                     else:
-                        plain[t] = t
+                        plain[t] = self._truncated(t)
                 need_parse = [t for t in todo if t not in trees or self.variant == "party"]
                 parses = dict(zip(need_parse, self.parser.analyzer.analyze([plain[t] for t in need_parse])))
                 if len(self._cache) + len(todo) > self.cache_size:

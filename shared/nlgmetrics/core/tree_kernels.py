@@ -100,6 +100,31 @@ def sst_kernel(a, b, lam: float = DEFAULT_LAMBDA) -> float:
     return total
 
 
+def log_sst_kernel(a, b, lam: float = DEFAULT_LAMBDA) -> float:
+    """log K(a, b) computed in the log domain (``-inf`` when K = 0): the same dynamic program
+    as :func:`sst_kernel`, for trees whose kernel overflows a float (a flat node with
+    thousands of children has K ~ lam * (1 + lam) ** n)."""
+    if not 0.0 < lam <= 1.0:
+        raise ValueError(f"the decay lambda must be in (0, 1], got {lam}")
+    a, b = _as_compiled(a), _as_compiled(b)
+    log_lam = math.log(lam)
+    log_delta: Dict[Tuple[int, int], float] = {}
+    terms: List[float] = []
+    for i, prod in enumerate(a.productions):
+        for j in b.by_production.get(prod, ()):
+            value = log_lam
+            for x, y in zip(a.children[i], b.children[j]):
+                d = log_delta.get((x, y)) if x >= 0 and y >= 0 else None
+                if d is not None:
+                    value += d + math.log1p(math.exp(-d)) if d > 0 else math.log1p(math.exp(d))
+            log_delta[(i, j)] = value
+            terms.append(value)
+    if not terms:
+        return float("-inf")
+    top = max(terms)
+    return top + math.log(sum(math.exp(t - top) for t in terms))
+
+
 def normalized_kernel(a, b, lam: float = DEFAULT_LAMBDA, *, self_a: Optional[float] = None,
                       self_b: Optional[float] = None) -> float:
     """K(a, b) / sqrt(K(a, a) K(b, b)) in [0, 1]. Pass precomputed self-kernels to avoid
@@ -110,4 +135,10 @@ def normalized_kernel(a, b, lam: float = DEFAULT_LAMBDA, *, self_a: Optional[flo
     kbb = sst_kernel(b, b, lam) if self_b is None else self_b
     if kaa <= 0.0 or kbb <= 0.0:
         return 1.0 if kaa <= 0.0 and kbb <= 0.0 else 0.0
-    return min(1.0, sst_kernel(a, b, lam) / math.sqrt(kaa * kbb))
+    kab = sst_kernel(a, b, lam)
+    if math.isinf(kaa) or math.isinf(kbb) or math.isinf(kab):  # overflow: redo in logs
+        log_ab = log_sst_kernel(a, b, lam)
+        log_aa = log_sst_kernel(a, a, lam) if math.isinf(kaa) else math.log(kaa)
+        log_bb = log_sst_kernel(b, b, lam) if math.isinf(kbb) else math.log(kbb)
+        return min(1.0, math.exp(log_ab - 0.5 * (log_aa + log_bb)))
+    return min(1.0, kab / math.sqrt(kaa * kbb))
