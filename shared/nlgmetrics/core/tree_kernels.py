@@ -55,13 +55,18 @@ def compile_tree(tree: Tree) -> CompiledTree:
     productions: List[int] = []
     children: List[Tuple[int, ...]] = []
     index: Dict[int, int] = {}
-    for node in tree.postorder():
-        if node.is_leaf():
+    stack: List[Tuple[Tree, bool]] = [(tree, False)]
+    while stack:  # iterative postorder, children left to right
+        node, expanded = stack.pop()
+        if not node.children:
             continue
-        kids = tuple(-1 if c.is_leaf() else index[id(c)] for c in node.children)
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((c, False) for c in reversed(node.children))
+            continue
+        children.append(tuple(index[id(c)] if c.children else -1 for c in node.children))
         index[id(node)] = len(productions)
-        productions.append(_production_id(node.production()))
-        children.append(kids)
+        productions.append(_production_id((node.label,) + tuple(c.label for c in node.children)))
     groups: Dict[int, List[int]] = {}
     for i, p in enumerate(productions):
         groups.setdefault(p, []).append(i)
