@@ -35,8 +35,8 @@ from .core.progress import progress
 from .core.resources import data_path
 from .core.result import MetricResult, make_signature
 from .core.tree_kernels import DEFAULT_LAMBDA, CompiledTree, compile_tree, normalized_kernel, sst_kernel
-from .discourse import (LEXICAL_LAYERS, REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, from_rst, looks_like_rst,
-                        representations)
+from .discourse import (LEXICAL_LAYERS, REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, from_rst, is_word,
+                        looks_like_rst, representations)
 
 VARIANTS = ("light", "party")
 #: ULC members implemented here (raw values; higher is better for all of them)
@@ -152,10 +152,6 @@ def shipped_model(variant: str, lexical_layer: str = "flat") -> PairwiseModel:
 # --------------------------------------------------------------------------------------
 # party members from the dependency parse
 
-def _is_word(text: str) -> bool:
-    return any(ch.isalnum() for ch in text)
-
-
 @dataclass
 class DependencyItems:
     """What HWCM and dependency overlap compare: head-word chains (lengths 1..4) of POS
@@ -168,7 +164,7 @@ class DependencyItems:
     @classmethod
     def from_parsed(cls, parsed: Parsed, max_length: int = 4) -> "DependencyItems":
         toks = parsed.tokens
-        keep = [_is_word(t.text) for t in toks]
+        keep = [is_word(t.text) for t in toks]
         kids: List[List[int]] = [[] for _ in toks]
         for i, t in enumerate(toks):
             if keep[i] and 0 <= t.head < len(toks) and t.head != i and keep[t.head]:

@@ -103,7 +103,7 @@ _TOKEN = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]", re.UNICODE)
 
 def edu_words(text: str) -> List[str]:
     """Lowercased word tokens of an EDU, punctuation (tokens without a letter or digit) left out."""
-    return [t for t in _TOKEN.findall(text.lower()) if any(ch.isalnum() for ch in t)]
+    return [t for t in _TOKEN.findall(text.lower()) if is_word(t)]
 
 
 _RST_TOKENS = re.compile(r"_!.*?!_|\(|\)|[^\s()]+", re.DOTALL)
@@ -221,7 +221,8 @@ _RELCL = {"relcl", "acl:relcl"}
 _OBJECTS = {"dobj", "obj", "iobj", "dative"}
 
 
-def _is_word(text: str) -> bool:
+def is_word(text: str) -> bool:
+    """A token with a letter or digit (not punctuation or emoji)."""
     return any(ch.isalnum() for ch in text)
 
 
@@ -270,7 +271,7 @@ class _Sentence:
 
     def opening_words(self, i: int, n: int = 4) -> List[str]:
         """The first ``n`` lowercased words of the clause headed by ``i``."""
-        words = [self.tokens[j].text.lower() for j in self.subtree(i) if _is_word(self.tokens[j].text)]
+        words = [self.tokens[j].text.lower() for j in self.subtree(i) if is_word(self.tokens[j].text)]
         return words[:n]
 
     def coordinator(self, i: int) -> Optional[int]:
@@ -286,7 +287,7 @@ class _Sentence:
         if rel in _RELCL:
             return "Elaboration", "host"
         if rel == "acl" and verbal and tok.xpos in {"VBG", "VBN"} and \
-                any(_is_word(toks[c].text) for c in self.children[i]):
+                any(is_word(toks[c].text) for c in self.children[i]):
             return "Elaboration", "host"
         if rel == "advcl":
             marker = _leading_marker(self.opening_words(i), SUBORDINATORS, skip=1)
@@ -348,7 +349,7 @@ class HeuristicRSTParser:
             sentence = _Sentence(parsed, span)
             tree = self._sentence_tree(sentence)
             if tree is not None:
-                opening = [parsed.tokens[i].text.lower() for i in list(span)[:4] if _is_word(parsed.tokens[i].text)]
+                opening = [parsed.tokens[i].text.lower() for i in list(span)[:4] if is_word(parsed.tokens[i].text)]
                 trees.append((tree, opening))
         if not trees:
             return None
@@ -392,7 +393,7 @@ class HeuristicRSTParser:
                 sub[owner.get(toks[h].head, s.root)].append(h)
 
         def build(h: int) -> Tuple[Optional[DiscourseTree], int]:
-            word_ids = [i for i in members[h] if _is_word(toks[i].text)]
+            word_ids = [i for i in members[h] if is_word(toks[i].text)]
             node = None
             if word_ids:
                 node = DiscourseTree.edu(" ".join(toks[i].text for i in members[h]),
