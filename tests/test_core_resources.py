@@ -139,7 +139,12 @@ def test_encoder_word_and_sentence_vectors():
     vecs = enc.word_vectors(words)
     assert [v.shape for v in vecs] == [(2, enc.dim), (0, enc.dim), (1, enc.dim)]
     single = ContextualEncoder("minilm", quiet=True, batch_size=1).word_vectors([["unbelievably", "good"]])[0]
-    np.testing.assert_allclose(vecs[0], single, atol=1e-5)  # independent of batching/padding
+    np.testing.assert_allclose(vecs[0], single, atol=1e-5)  # another batch size: BLAS rounding only
+    alone = enc.word_vectors([["unbelievably", "good"]])[0]
+    mixed = enc.word_vectors([["a", "very", "much", "longer", "sentence", "than", "the", "others", "here"],
+                              ["good"], ["unbelievably", "good"]])[2]
+    np.testing.assert_array_equal(mixed, alone)  # bit-identical whatever else is in the call
+    np.testing.assert_array_equal(vecs[0], alone)
     sv = enc.sentence_vectors(["a cat", "a cat", "stock markets fell"])
     assert np.allclose(np.linalg.norm(sv, axis=1), 1.0, atol=1e-5)
     assert sv[0] @ sv[1] == pytest.approx(1.0, abs=1e-5) and sv[0] @ sv[2] < 0.5

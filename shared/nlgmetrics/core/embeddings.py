@@ -13,7 +13,8 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import torch
 
-from .models import batches, dtype_name, expand_alias, load_pretrained, resolve_device, resolve_dtype
+from .models import (bucket_by_width, dtype_name, expand_alias, load_pretrained, padded_width,
+                     resolve_device, resolve_dtype)
 from .progress import progress
 
 #: BERTScore's tuned layers for the checkpoints this project uses (others: last layer)
@@ -29,7 +30,8 @@ class ContextualEncoder:
 
     def __init__(self, model: str = "minilm", *, device: Union[str, torch.device] = "auto",
                  dtype: Union[str, torch.dtype, None] = "fp32", batch_size: int = 32,
-                 max_length: int = 512, layer: Optional[int] = None, quiet: bool = False) -> None:
+                 max_length: int = 512, layer: Optional[int] = None, pad_multiple: int = 8,
+                 quiet: bool = False) -> None:
         from transformers import AutoModel, AutoTokenizer
 
         self.model_name = str(model)
@@ -42,7 +44,10 @@ class ContextualEncoder:
                                      dtype=self.dtype, lite_hint="profile='lite' / model='minilm'")
         limit = getattr(self.tokenizer, "model_max_length", max_length) or max_length
         self.max_length = int(min(max_length, limit if limit < 1e6 else max_length))
+        if batch_size < 1 or pad_multiple < 1:
+            raise ValueError("batch_size and pad_multiple must be >= 1")
         self.batch_size = batch_size
+        self.pad_multiple = pad_multiple
         self.layer = layer
         self.quiet = quiet
 
@@ -56,29 +61,35 @@ class ContextualEncoder:
     # -- core forward ------------------------------------------------------------------
     def _encode(self, inputs: List, is_split: bool, desc: str) -> List[Tuple[np.ndarray, List[Optional[int]], List[int]]]:
         """Returns per input: hidden states (n_tokens x d, special tokens included), word ids,
-        token ids. Inputs are encoded longest-first in batches; duplicates once."""
+        token ids. Each unique input is encoded once, padded to a width of its own length
+        (``padded_width``) in batches of one width and ``batch_size`` rows, so its vectors do
+        not depend on the other inputs of the call (shards, ranks) for a given batch size and
+        thread count (BLAS rounding depends on both, by about 1e-6)."""
         keys = [tuple(x) if is_split else x for x in inputs]
         unique = list(dict.fromkeys(keys))
-        lengths = {k: len(k) if is_split else len(k) for k in unique}
-        order = sorted(unique, key=lambda k: -lengths[k])
+        as_input = (lambda k: list(k)) if is_split else (lambda k: k)
+        full = self.tokenizer([as_input(k) for k in unique], is_split_into_words=is_split,
+                              truncation=False)["input_ids"] if unique else []
+        lengths = {k: min(len(ids), self.max_length) for k, ids in zip(unique, full)}
+        truncated = sum(len(ids) > self.max_length for ids in full)
+        width = lambda k: padded_width(lengths[k], self.pad_multiple, self.max_length)  # noqa: E731
         done: Dict = {}
-        truncated = 0
         with torch.inference_mode():
-            for chunk in progress(list(batches(order, self.batch_size)), desc=desc, quiet=self.quiet):
-                texts = [list(k) for k in chunk] if is_split else list(chunk)
-                enc = self.tokenizer(texts, is_split_into_words=is_split, padding=True, truncation=True,
-                                     max_length=self.max_length, return_tensors="pt",
-                                     return_overflowing_tokens=False)
-                full = self.tokenizer(texts, is_split_into_words=is_split, truncation=False)["input_ids"]
-                truncated += sum(len(f) > self.max_length for f in full)
+            chunks = bucket_by_width(unique, width, self.batch_size, lambda k: lengths[k])
+            for chunk in progress(chunks, desc=desc, quiet=self.quiet):
+                # a fixed batch shape: BLAS picks kernels by matrix size, so the row count
+                # changes the rounding; fill short batches with copies of their last input
+                rows = list(chunk) + [chunk[-1]] * (self.batch_size - len(chunk))
+                enc = self.tokenizer([as_input(k) for k in rows], is_split_into_words=is_split,
+                                     padding="max_length", truncation=True, max_length=width(chunk[0]),
+                                     return_tensors="pt")
                 out = self.model(**{k: v.to(self.device) for k, v in enc.items()
                                     if k in ("input_ids", "attention_mask", "token_type_ids")},
                                  output_hidden_states=self.layer is not None)
                 hidden = out.last_hidden_state if self.layer is None else out.hidden_states[self.layer]
                 hidden = hidden.float().cpu().numpy()
-                mask = enc["attention_mask"].numpy().astype(bool)
                 for b, key in enumerate(chunk):
-                    n = int(mask[b].sum())
+                    n = lengths[key]
                     word_ids = enc.word_ids(b)[:n] if is_split else [None] * n
                     done[key] = (hidden[b, :n], word_ids, enc["input_ids"][b, :n].tolist())
         if truncated:

@@ -7,7 +7,7 @@ import os
 import socket
 import threading
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from urllib.parse import urlparse
 
 import torch
@@ -174,3 +174,30 @@ def batches(items: list, batch_size: int):
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     for start in range(0, len(items), batch_size):
         yield items[start:start + batch_size]
+
+
+def padded_width(length: int, multiple: int, max_length: int) -> int:
+    """The padded width of a sequence of ``length`` tokens: the next multiple of ``multiple``
+    (at most ``max_length`` unless the sequence is longer), a function of its own length only.
+
+    Masked padding does not change attention results in exact arithmetic, but the padded
+    width changes the kernels' shapes and so the float rounding (about 1e-7). Padding every
+    sequence to a width of its own and batching only sequences of one width makes its scores
+    independent of which other sequences share the call (batch size, shards, ranks)."""
+    return min(-(-length // multiple) * multiple, max(max_length, length))
+
+
+def bucket_by_width(items: Sequence, widths: Callable[[Any], Any], batch_size: int,
+                    lengths: Optional[Callable[[Any], Any]] = None) -> List[List]:
+    """Batches of at most ``batch_size`` items of one padded width (``widths(item)``: a width
+    or a tuple of widths), longest first (``lengths(item)`` refines the order)."""
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    ordered = sorted(items, key=lambda x: (widths(x), lengths(x) if lengths else 0), reverse=True)
+    out: List[List] = []
+    for item in ordered:
+        if out and len(out[-1]) < batch_size and widths(out[-1][0]) == widths(item):
+            out[-1].append(item)
+        else:
+            out.append([item])
+    return out

@@ -37,7 +37,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 import numpy as np
 import torch
 
-from .models import dtype_name, load_pretrained, resolve_device, resolve_dtype
+from .models import bucket_by_width, dtype_name, load_pretrained, padded_width, resolve_device, resolve_dtype
 from .progress import progress
 
 #: token ids of one sequence, language token and </s> included
@@ -220,22 +220,13 @@ class Seq2SeqLM:
 
     # -- scoring -----------------------------------------------------------------------
     def width(self, length: int) -> int:
-        """The padded width of a sequence of ``length`` tokens: a function of its own length
-        only, so the batch it lands in does not change its padding."""
-        return min(-(-length // self.pad_multiple) * self.pad_multiple, max(self.max_length, length))
+        """The padded width of a sequence of ``length`` tokens (see
+        :func:`~nlgmetrics.core.models.padded_width`)."""
+        return padded_width(length, self.pad_multiple, self.max_length)
 
     def _bucketed(self, items: Sequence, widths: Callable[[Any], Any],
                   lengths: Optional[Callable[[Any], Any]] = None) -> List[List]:
-        """Batches of at most ``batch_size`` items of one padded width (``widths(item)``: a
-        width or a tuple of widths), longest first (``lengths(item)`` refines the order)."""
-        ordered = sorted(items, key=lambda x: (widths(x), lengths(x) if lengths else 0), reverse=True)
-        out: List[List] = []
-        for item in ordered:
-            if out and len(out[-1]) < self.batch_size and widths(out[-1][0]) == widths(item):
-                out[-1].append(item)
-            else:
-                out.append([item])
-        return out
+        return bucket_by_width(items, widths, self.batch_size, lengths)
 
     def _pad(self, seqs: Sequence[Sequence[int]], width: int) -> Tuple[torch.Tensor, torch.Tensor]:
         ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
