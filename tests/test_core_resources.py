@@ -148,6 +148,10 @@ def test_encoder_word_and_sentence_vectors():
     sv = enc.sentence_vectors(["a cat", "a cat", "stock markets fell"])
     assert np.allclose(np.linalg.norm(sv, axis=1), 1.0, atol=1e-5)
     assert sv[0] @ sv[1] == pytest.approx(1.0, abs=1e-5) and sv[0] @ sv[2] < 0.5
+    layers = enc.layer_states(["a cat", "stock markets fell"])
+    assert layers[0].shape[0] == enc.model.config.num_hidden_layers and layers[1].shape[2] == enc.dim
+    last = enc._encode(["stock markets fell"], False, "x")[0][0]
+    np.testing.assert_array_equal(layers[1][-1], last)  # the last layer is what the encoder returns
     bs = bertscore(["the cat sat", "", "dogs bark"], [["the cat sat", "x"], "y", "cats meow"], enc)
     assert bs["f1"][0] == pytest.approx(1.0, abs=1e-5) and bs["f1"][1] == 0.0
     assert 0 < bs["f1"][2] < 1

@@ -59,9 +59,11 @@ class ContextualEncoder:
         return f"{self.model_name}@{'last' if self.layer is None else self.layer}/{dtype_name(self.dtype)}"
 
     # -- core forward ------------------------------------------------------------------
-    def _encode(self, inputs: List, is_split: bool, desc: str) -> List[Tuple[np.ndarray, List[Optional[int]], List[int]]]:
+    def _encode(self, inputs: List, is_split: bool, desc: str, all_layers: bool = False
+                ) -> List[Tuple[np.ndarray, List[Optional[int]], List[int]]]:
         """Returns per input: hidden states (n_tokens x d, special tokens included), word ids,
-        token ids. Each unique input is encoded once, padded to a width of its own length
+        token ids (with ``all_layers``: layers 1..L stacked, L x n_tokens x d, instead of the
+        chosen layer). Each unique input is encoded once, padded to a width of its own length
         (``padded_width``) in batches of one width and ``batch_size`` rows, so its vectors do
         not depend on the other inputs of the call (shards, ranks) for a given batch size and
         thread count (BLAS rounding depends on both, by about 1e-6)."""
@@ -74,6 +76,7 @@ class ContextualEncoder:
         truncated = sum(len(ids) > self.max_length for ids in full)
         width = lambda k: padded_width(lengths[k], self.pad_multiple, self.max_length)  # noqa: E731
         done: Dict = {}
+        want_all = all_layers or self.layer is not None
         with torch.inference_mode():
             chunks = bucket_by_width(unique, width, self.batch_size, lambda k: lengths[k])
             for chunk in progress(chunks, desc=desc, quiet=self.quiet):
@@ -85,13 +88,17 @@ class ContextualEncoder:
                                      return_tensors="pt")
                 out = self.model(**{k: v.to(self.device) for k, v in enc.items()
                                     if k in ("input_ids", "attention_mask", "token_type_ids")},
-                                 output_hidden_states=self.layer is not None)
-                hidden = out.last_hidden_state if self.layer is None else out.hidden_states[self.layer]
-                hidden = hidden.float().cpu().numpy()
+                                 output_hidden_states=want_all)
+                if all_layers:
+                    hidden = torch.stack(out.hidden_states[1:], dim=1).float().cpu().numpy()
+                else:
+                    hidden = (out.last_hidden_state if self.layer is None
+                              else out.hidden_states[self.layer]).float().cpu().numpy()
                 for b, key in enumerate(chunk):
                     n = lengths[key]
                     word_ids = enc.word_ids(b)[:n] if is_split else [None] * n
-                    done[key] = (hidden[b, :n], word_ids, enc["input_ids"][b, :n].tolist())
+                    states = hidden[b, :, :n] if all_layers else hidden[b, :n]
+                    done[key] = (states, word_ids, enc["input_ids"][b, :n].tolist())
         if truncated:
             warnings.warn(f"{truncated} input(s) longer than {self.max_length} tokens were truncated "
                           f"by the encoder {self.model_name}")
@@ -130,6 +137,11 @@ class ContextualEncoder:
             keep = [i for i, t in enumerate(ids) if t not in special]
             out.append((hidden[keep], [ids[i] for i in keep]))
         return out
+
+    def layer_states(self, texts: Sequence[str]) -> List[np.ndarray]:
+        """Per text: the hidden states of every layer after the embeddings (L x n_tokens x d,
+        special tokens included), e.g. for probing classifiers."""
+        return [states for states, _, _ in self._encode(list(texts), False, "encoding layers", all_layers=True)]
 
     def sentence_vectors(self, texts: Sequence[str]) -> np.ndarray:
         """Mean-pooled, L2-normalised sentence vectors (the sentence-transformers recipe)."""
