@@ -143,6 +143,11 @@ class Analyzer:
     def backend(self) -> str:
         return self._impl.name
 
+    def clear(self) -> None:
+        """Forget cached parses (e.g. to time parsing from cold)."""
+        with self._lock:
+            self._cache.clear()
+
     def analyze(self, texts: Sequence[str]) -> List[Parsed]:
         """One :class:`Parsed` per text; empty texts give an empty token list."""
         with self._lock:
