@@ -187,7 +187,8 @@ def test_cola_classifier_loading_path(tmp_path):
     assert scorer.grammar.label == 1
     probs = scorer.f_grammar(["the cat sat on the mat", "mat the on", ""])
     assert all(0.0 <= p <= 1.0 for p in probs) and probs[2] == 0.0
-    logits = scorer.grammar.model(**scorer.grammar.tokenizer(["the cat sat on the mat"], return_tensors="pt")).logits
+    with torch.no_grad():
+        logits = scorer.grammar.model(**scorer.grammar.tokenizer(["the cat sat on the mat"], return_tensors="pt")).logits
     assert probs[0] == pytest.approx(float(torch.softmax(logits, -1)[0, 1]), abs=1e-5)
 
 

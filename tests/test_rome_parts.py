@@ -307,3 +307,20 @@ def test_scorer_network_forward(tmp_path):
     net = ScorerNetwork(path)
     out = net(np.array([[0.5, 0.25, 1.0], [-1.0, -1.0, -1.0]]))
     assert out == pytest.approx([1 / (1 + math.exp(-(1.75 - 1))), 1 / (1 + math.exp(1))])
+
+
+# -- the training scripts are deterministic ---------------------------------------------------
+def test_scorer_training_pairs_and_network_are_reproducible():
+    from nlgmetrics.training.rome_scorer import PERTURBATIONS, make_pairs, train_network
+
+    first, second = make_pairs(), make_pairs()
+    assert first == second
+    assert len(first["train"]) == 5000 and len(first["test"]) == 1000
+    kinds = {kind for _, _, kind, label in first["train"] if label == 0}
+    assert kinds == set(PERTURBATIONS)
+    assert all(ref != hyp for ref, hyp, _, label in first["train"] if label == 0)
+    rng = np.random.default_rng(0)
+    x = rng.random((48, 3)).astype(np.float32)
+    y = (x[:, 2] > 0.5).astype(np.float32)
+    a, b = train_network(x, y), train_network(x, y)
+    assert all(np.array_equal(p.detach().numpy(), q.detach().numpy()) for p, q in zip(a.parameters(), b.parameters()))
