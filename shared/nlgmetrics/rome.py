@@ -34,7 +34,7 @@ import numpy as np
 from . import __version__
 from .core.base import Inputs, Record, Scorer, mean_reduce
 from .core.embeddings import ContextualEncoder, normalize_rows
-from .core.linguistic import Parsed
+from .core.linguistic import Parsed, get_analyzer
 from .core.models import batches, expand_alias, load_pretrained, resolve_device, resolve_dtype
 from .core.resources import data_path
 from .core.result import MetricResult, make_signature
@@ -422,8 +422,7 @@ class RoMe(Scorer):
                  grammar_model: Optional[str] = None, scorer_weights: Optional[str] = None,
                  parser: Optional[str] = None, delta_emd: float = DELTA_EMD, delta_ted: float = DELTA_TED,
                  gamma: float = GAMMA, alignment: str = "argmax", ted_normalisation: str = "max",
-                 max_words: int = 256,
-                 return_alignment: bool = False, grammar_label: Optional[int] = None,
+                 max_words: int = 256, return_alignment: bool = False, grammar_label: Optional[int] = None,
                  device: str = "auto", dtype: str = "fp32", batch_size: int = 32, quiet: bool = False) -> None:
         super().__init__(quiet=quiet)
         if profile not in PROFILES:
@@ -453,8 +452,6 @@ class RoMe(Scorer):
         self.parser_backend = parser or defaults["parser"]
         self._analyzer = None
         if needs["ted"]:
-            from .core.linguistic import get_analyzer
-
             self._analyzer = get_analyzer(self.parser_backend)
         self.grammar = None
         if needs["grammar"]:
@@ -567,8 +564,6 @@ class RoMe(Scorer):
         if component != "grammar":
             view.grammar = None
         if component == "ted" and self._analyzer is None:
-            from .core.linguistic import get_analyzer
-
             self._analyzer = view._analyzer = get_analyzer(self.parser_backend)
         if component in ("emd", "ted") and self.encoder is None:
             raise ValueError("this scorer was built with component='grammar' and has no encoder")
