@@ -35,7 +35,7 @@ from . import __version__
 from .core.base import Inputs, Record, Scorer, mean_reduce
 from .core.embeddings import ContextualEncoder, normalize_rows
 from .core.linguistic import Parsed, get_analyzer
-from .core.models import batches, expand_alias, load_pretrained, resolve_device, resolve_dtype
+from .core.models import batches, load_pretrained, resolve_device, resolve_dtype
 from .core.resources import data_path
 from .core.result import MetricResult, make_signature
 from .core.tree_edit import tree_edit_distance
@@ -255,54 +255,33 @@ class LiteGrammarHead:
 
     def __init__(self, weights: Union[str, Path], *, device: Any = "auto", dtype: Any = "fp32",
                  batch_size: int = 32, max_length: int = 256) -> None:
-        from transformers import AutoModel, AutoTokenizer
-
         path = Path(weights) if Path(weights).exists() else data_path(str(weights))
         with np.load(path) as data:
             self.weight = data["weight"].astype(np.float64)
             self.bias = float(data["bias"])
             self.encoder_name = str(data["encoder"])
-        location = expand_alias(self.encoder_name)
-        self.device = resolve_device(device)
-        self.dtype = resolve_dtype(dtype, self.device)
-        self.tokenizer = load_pretrained(AutoTokenizer, location, what="encoder tokenizer")
-        self.model = load_pretrained(AutoModel, location, what="encoder", device=self.device, dtype=self.dtype)
-        self.batch_size = batch_size
-        self.max_length = max_length
+        self.encoder = ContextualEncoder(self.encoder_name, device=device, dtype=dtype, batch_size=batch_size,
+                                         max_length=max_length, quiet=True)
         self.name = f"{path.name}@{self.encoder_name}"
 
     def features(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), 2 * layers * hidden): per layer the masked mean and the first token."""
-        return layer_pooled_features(self.model, self.tokenizer, texts, device=self.device,
-                                     batch_size=self.batch_size, max_length=self.max_length)
+        return layer_pooled_features(self.encoder, texts)
 
     def probabilities(self, texts: Sequence[str]) -> np.ndarray:
         if not len(texts):
             return np.zeros(0)
-        logits = self.features(texts) @ self.weight + self.bias
+        # one dot product per text: a matrix product's rounding depends on the row count
+        logits = np.array([row @ self.weight for row in self.features(texts)]) + self.bias
         return 1.0 / (1.0 + np.exp(-logits))
 
 
-def layer_pooled_features(model: Any, tokenizer: Any, texts: Sequence[str], *, device: Any,
-                          batch_size: int = 32, max_length: int = 256) -> np.ndarray:
-    """Mean-pooled and first-token hidden states of layers 1..L, concatenated, batched
-    longest-first (the features of the lite grammaticality head)."""
-    import torch
-
-    order = sorted(range(len(texts)), key=lambda k: -len(texts[k]))
-    out: List[Optional[np.ndarray]] = [None] * len(texts)
-    with torch.inference_mode():
-        for chunk in batches(order, batch_size):
-            enc = tokenizer([texts[k] for k in chunk], padding=True, truncation=True,
-                            max_length=max_length, return_tensors="pt")
-            hidden = model(**{k: v.to(device) for k, v in enc.items()}, output_hidden_states=True).hidden_states
-            states = torch.stack(hidden[1:], dim=1).float()  # batch, layers, tokens, dim
-            mask = enc["attention_mask"].to(device).float()[:, None, :, None]
-            mean = (states * mask).sum(2) / mask.sum(2).clamp(min=1.0)
-            feats = torch.cat([mean, states[:, :, 0]], dim=1).flatten(1).cpu().numpy()
-            for row, k in enumerate(chunk):
-                out[k] = feats[row]
-    return np.asarray(out, dtype=np.float64)
+def layer_pooled_features(encoder: ContextualEncoder, texts: Sequence[str]) -> np.ndarray:
+    """Mean-pooled and first-token hidden states of layers 1..L, concatenated (the features
+    of the lite grammaticality head), from the encoder's batch-independent path."""
+    rows = [np.concatenate([states.mean(axis=1), states[:, 0]], axis=0).reshape(-1)
+            for states in encoder.layer_states(list(texts))]
+    return np.asarray(rows, dtype=np.float64)
 
 
 class CoLAClassifier:

@@ -20,7 +20,8 @@ from typing import Dict, List, Tuple
 import numpy as np
 import torch
 
-from ..core.models import load_pretrained, lite_encoder_path, resolve_device
+from ..core.embeddings import ContextualEncoder
+from ..core.models import lite_encoder_path
 from ..core.resources import DATA_DIR
 from ..rome import layer_pooled_features
 
@@ -81,18 +82,14 @@ def main(argv=None) -> Dict[str, Dict[str, float]]:
     parser.add_argument("--data", type=Path, default=default_data())
     parser.add_argument("--output", type=Path, default=DATA_DIR / OUTPUT)
     args = parser.parse_args(argv)
-    from transformers import AutoModel, AutoTokenizer
-
     torch.manual_seed(SEED)
     rows = read_cola(args.data)
     texts = [r["sentence"] for r in rows]
     labels = np.array([int(r["label"]) for r in rows])
     split = np.array([r["split"] for r in rows])
-    device = resolve_device("cpu")
-    location = lite_encoder_path()
-    model = load_pretrained(AutoModel, location, what="encoder", device=device, dtype=torch.float32)
-    tokenizer = load_pretrained(AutoTokenizer, location, what="encoder tokenizer")
-    feats = layer_pooled_features(model, tokenizer, texts, device=device, batch_size=64)
+    encoder = ContextualEncoder(lite_encoder_path(), device="cpu", dtype="fp32", batch_size=64,
+                                max_length=256, quiet=True)
+    feats = layer_pooled_features(encoder, texts)
 
     train = np.flatnonzero(split == "in_domain_train")
     rng = np.random.default_rng(SEED)
