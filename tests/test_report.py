@@ -1,0 +1,24 @@
+"""The README's results section is what benchmarks/report.py renders from the committed
+results, so the README cannot disagree with the measurements."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_readme_results_are_generated_from_committed_results():
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "report.py"), "--check"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_every_result_file_is_rendered():
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "report.py"), "--print"],
+                          capture_output=True, text=True, check=True)
+    for path in (ROOT / "benchmarks" / "results").glob("*.json"):
+        payload = json.loads(path.read_text())
+        assert f"### {payload['benchmark']}" in proc.stdout
+        for table in payload["tables"]:
+            assert table["title"] in proc.stdout
