@@ -28,7 +28,7 @@ from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import __version__
-from .core.base import Inputs, Record, Scorer, sort_records
+from .core.base import Inputs, Record, Scorer, check_choice, sort_records
 from .core.lexical import sentence_meteor, sentence_ter
 from .core.linguistic import Parsed
 from .core.progress import progress
@@ -60,8 +60,7 @@ WEIGHTS_FILE = "discotk_weights.json"
 
 def feature_names(variant: str) -> Tuple[str, ...]:
     """The features a variant combines, in order."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown DiscoTK variant {variant!r}; choose light or party")
+    check_choice("DiscoTK variant", variant, VARIANTS)
     return REPRESENTATIONS + (PARTY_MEMBERS if variant == "party" else ())
 
 
@@ -281,12 +280,9 @@ class DiscoTK(Scorer):
         self.variant = variant
         if not 0.0 < decay <= 1.0:
             raise ValueError(f"decay (the kernel's lambda) must be in (0, 1], got {decay}")
-        if normalization not in NORMALIZATIONS:
-            raise ValueError(f"unknown normalization {normalization!r}; choose {' or '.join(NORMALIZATIONS)}")
-        if input_format not in INPUT_FORMATS:
-            raise ValueError(f"unknown input_format {input_format!r}; choose {', '.join(INPUT_FORMATS)}")
-        if lexical_layer not in LEXICAL_LAYERS:
-            raise ValueError(f"unknown lexical_layer {lexical_layer!r}; choose {' or '.join(LEXICAL_LAYERS)}")
+        check_choice("normalization", normalization, NORMALIZATIONS)
+        check_choice("input_format", input_format, INPUT_FORMATS)
+        check_choice("lexical_layer", lexical_layer, LEXICAL_LAYERS)
         self.decay = decay
         self.lexical_layer = lexical_layer
         self.normalization = normalization

@@ -32,7 +32,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import __version__
-from .core.base import Inputs, Record, Scorer, mean_reduce
+from .core.base import Inputs, Record, Scorer, check_choice, mean_reduce
 from .core.embeddings import ContextualEncoder, normalize_rows
 from .core.linguistic import Parsed, get_analyzer
 from .core.models import batches, load_pretrained, resolve_device, resolve_dtype
@@ -103,8 +103,7 @@ def hard_alignment(cos: np.ndarray, delta: float = DELTA_EMD, rule: str = "argma
     - ``thresholded``: j* maximises the score over the free j with cos > delta (a word moved
       far, as in a passive rewrite, is not lost to a nearer, dissimilar word).
     """
-    if rule not in ALIGNMENT_RULES:
-        raise ValueError(f"unknown alignment rule {rule!r}; choose {' or '.join(ALIGNMENT_RULES)}")
+    check_choice("alignment rule", rule, ALIGNMENT_RULES)
     m, n = cos.shape
     if m == 0 or n == 0:
         return []
@@ -229,8 +228,7 @@ def ted_se(hyp: DependencyTree, ref: DependencyTree, hyp_vecs: np.ndarray, ref_v
     lemmas are equal or their vectors' cosine is >= delta, else 1; the virtual roots match.
     ``max`` divides by the larger tree and clips at 1 (the raw distance can exceed it when
     the shapes disagree), ``sum`` by the sum of both sizes. Two empty trees give 0."""
-    if normalisation not in TED_NORMALISATIONS:
-        raise ValueError(f"unknown TED normalisation {normalisation!r}; choose {' or '.join(TED_NORMALISATIONS)}")
+    check_choice("TED normalisation", normalisation, TED_NORMALISATIONS)
     if hyp.size == 0 and ref.size == 0:
         return 0.0, 0.0
     hr, rr = np.array(hyp.postorder_rows), np.array(ref.postorder_rows)
@@ -404,14 +402,10 @@ class RoMe(Scorer):
                  max_words: int = 256, return_alignment: bool = False, grammar_label: Optional[int] = None,
                  device: str = "auto", dtype: str = "fp32", batch_size: int = 32, quiet: bool = False) -> None:
         super().__init__(quiet=quiet)
-        if profile not in PROFILES:
-            raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-        if component not in COMPONENTS:
-            raise ValueError(f"unknown component {component!r}; choose one of {', '.join(COMPONENTS)}")
-        if ted_normalisation not in TED_NORMALISATIONS:
-            raise ValueError(f"unknown ted_normalisation {ted_normalisation!r}; choose {' or '.join(TED_NORMALISATIONS)}")
-        if alignment not in ALIGNMENT_RULES:
-            raise ValueError(f"unknown alignment {alignment!r}; choose {' or '.join(ALIGNMENT_RULES)}")
+        check_choice("profile", profile, PROFILES)
+        check_choice("component", component, COMPONENTS)
+        check_choice("ted_normalisation", ted_normalisation, TED_NORMALISATIONS)
+        check_choice("alignment", alignment, ALIGNMENT_RULES)
         if max_words < 1:
             raise ValueError(f"max_words must be >= 1, got {max_words}")
         defaults = PROFILES[profile]

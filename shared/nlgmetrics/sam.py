@@ -21,7 +21,7 @@ import math
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import __version__
-from .core.base import Inputs, Record, Scorer, mean_reduce
+from .core.base import Inputs, Record, Scorer, check_choice, mean_reduce
 from .core.lexical import (corpus_sentence_scores, meteor_align, sentence_bleu, sentence_chrf,
                            sentence_meteor)
 from .core.linguistic import get_analyzer
@@ -140,14 +140,11 @@ class SAM(Scorer):
                  device: str = "auto", dtype: str = "fp32", batch_size: int = 32,
                  quiet: bool = False) -> None:
         super().__init__(quiet=quiet)
-        if base not in BASES:
-            raise ValueError(f"unknown base metric {base!r}; choose one of {', '.join(BASES)}")
-        if profile not in PROFILES:
-            raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+        check_choice("base metric", base, BASES)
+        check_choice("profile", profile, PROFILES)
         self.base = base
         self.profile = profile
-        if matching not in MATCHING:
-            raise ValueError(f"unknown matching {matching!r}; choose one of {', '.join(MATCHING)}")
+        check_choice("matching", matching, MATCHING)
         self.matching = matching
         self.multiword = bool(multiword)
         self.lexicon = load_lexicon(lexicon)

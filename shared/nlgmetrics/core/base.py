@@ -101,6 +101,12 @@ def validate_inputs(
     return Inputs(preds, fields["references"], fields["sources"], seg_ids)
 
 
+def check_choice(label: str, value: Any, choices: Sequence[Any]) -> None:
+    """The one error for an option outside its choices: names the option and the choices."""
+    if value not in choices:
+        raise ValueError(f"unknown {label} {value!r}; choose one of {', '.join(map(str, choices))}")
+
+
 class Scorer(abc.ABC):
     """Base of every metric: ``score`` = validate -> ``score_segments`` -> ``reduce``.
 
