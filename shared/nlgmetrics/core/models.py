@@ -2,6 +2,7 @@
 process and configuration; device, dtype and batch-size choices shared by every metric."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import socket
@@ -102,6 +103,20 @@ def unavailable_message(name: str, what: str, lite_hint: Optional[str], error: B
             f"{str(error).splitlines()[0] if str(error) else ''})")
 
 
+@contextlib.contextmanager
+def _quiet_loading():
+    """No transformers progress bar while a checkpoint loads (our own bars say what runs)."""
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+
+
 _CACHE: Dict[Tuple[Any, ...], Any] = {}
 _LOCK = threading.Lock()
 
@@ -123,7 +138,8 @@ def load_pretrained(loader: Callable[..., Any], name_or_path: Union[str, os.Path
         if key in _CACHE:
             return _CACHE[key]
         try:
-            obj = loader.from_pretrained(location, local_files_only=local_only, **kwargs)
+            with _quiet_loading():
+                obj = loader.from_pretrained(location, local_files_only=local_only, **kwargs)
         except (OSError, ValueError) as err:
             if local_only or is_offline():
                 raise ModelUnavailableError(unavailable_message(str(name_or_path), what, lite_hint, err)) from err
