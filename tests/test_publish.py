@@ -3,6 +3,8 @@ accepts (module + card) and whose Space app imports and builds; the card merge, 
 requirements merge, and the refusal to push offline."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("gradio")
@@ -11,13 +13,14 @@ import nlgmetrics  # noqa: E402
 from nlgmetrics import publish  # noqa: E402
 
 METRICS = ("datscore", "rome", "discotk", "texteval", "sam")
+SPACES = Path(__file__).resolve().parent.parent / "spaces"  # this checkout's, also for an installed wheel
 
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
     """One dry run over all metrics (exit status and folder)."""
     out = tmp_path_factory.mktemp("hub")
-    status = publish.main(["--out", str(out)])
+    status = publish.main(["--out", str(out), "--spaces", str(SPACES)])
     return status, out
 
 

@@ -36,11 +36,14 @@ _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 def source_root() -> Path:
-    """The checkout holding ``spaces/`` (the Spaces are not part of the installed package)."""
-    root = Path(nlgmetrics.__file__).resolve().parents[2]
-    if not (root / "spaces").is_dir():
-        raise SystemExit(f"no spaces/ folder beside the package ({root}); run from a source checkout "
-                         "or pass --spaces DIR")
+    """The checkout holding ``spaces/`` (the Spaces are not part of the installed package): the
+    one the package was installed from in editable mode, else the current directory."""
+    candidates = [Path(nlgmetrics.__file__).resolve().parents[2], Path.cwd()]
+    for root in candidates:
+        if (root / "spaces").is_dir():
+            return root
+    raise SystemExit(f"no spaces/ folder in {' or '.join(map(str, candidates))}; run from a source "
+                     "checkout or pass --spaces DIR")
     return root
 
 
