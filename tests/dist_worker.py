@@ -2,7 +2,8 @@
 
     torchrun --nproc_per_node 2 tests/dist_worker.py SPEC.json OUT.json
 SPEC: {"metric": ..., "options": {...}, "predictions": [...], "references": [...],
-       "sources": [...] or null, "registry": {name: [module, class]} (optional extra entries)}
+       "sources": [...] or null, "registry": {name: [module, class]} (optional extra entries),
+       "accelerate": true to let accelerate's Accelerator set up the process group}
 """
 import json
 import sys
@@ -17,7 +18,13 @@ def main(spec_path: str, out_path: str) -> None:
     spec = json.load(open(spec_path))
     for name, entry in spec.get("registry", {}).items():
         nlgmetrics.REGISTRY[name] = tuple(entry)
-    assert distributed.init_distributed(), "not launched by torchrun"
+    if spec.get("accelerate"):  # the process group as a training script under accelerate has it
+        from accelerate import Accelerator
+
+        Accelerator(cpu=True)
+        assert dist.is_initialized(), "accelerate did not initialise the process group"
+    else:
+        assert distributed.init_distributed(), "not launched by torchrun"
     scorer = nlgmetrics.load(spec["metric"], **spec["options"])
     result = distributed.score_distributed(scorer, spec["predictions"], spec.get("references"),
                                            spec.get("sources"), all_ranks=True)

@@ -82,9 +82,10 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def run_torchrun(tmp_path, metric, options, predictions, references=None, sources=None, registry=None):
+def run_torchrun(tmp_path, metric, options, predictions, references=None, sources=None, registry=None,
+                 accelerate=False):
     spec = {"metric": metric, "options": options, "predictions": predictions, "references": references,
-            "sources": sources, "registry": registry or {}}
+            "sources": sources, "registry": registry or {}, "accelerate": accelerate}
     spec_path, out_path = tmp_path / "spec.json", tmp_path / "out.json"
     spec_path.write_text(json.dumps(spec))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
@@ -100,8 +101,11 @@ def run_torchrun(tmp_path, metric, options, predictions, references=None, source
     return rank0["result"]
 
 
-def test_torchrun_two_processes_equal_single_process(toy_registered, tmp_path):
-    got = run_torchrun(tmp_path, "toy", {"scale": 2.0}, HYPS, REFS, registry={"toy": list(TOY)})
+@pytest.mark.parametrize("accelerate", [False, True])
+def test_torchrun_two_processes_equal_single_process(toy_registered, tmp_path, accelerate):
+    if accelerate:
+        pytest.importorskip("accelerate")
+    got = run_torchrun(tmp_path, "toy", {"scale": 2.0}, HYPS, REFS, registry={"toy": list(TOY)}, accelerate=accelerate)
     single = nlgmetrics.load("toy", scale=2.0).score(HYPS, REFS)
     assert got["scores"] == single.scores and got["score"] == single.score and got["corpus"] == single.corpus
 
