@@ -88,6 +88,8 @@ def test_rst_round_trip():
     "(Elaboration[N][S] _!only one!_)",          # nuclearity marks vs children
     "(Elaboration[S][S] _!a!_ _!b!_)",          # no nucleus
     "(Elaboration _!a!_ _!b!_)",                 # no nuclearity
+    "_!abc",                                     # unclosed EDU
+    "(Joint[N][N] _!a!_ _!b)",                   # unclosed EDU inside a tree
     "(Elaboration[N][S] _!a!_ _!b!_",            # unbalanced
     "(Elaboration[N][S] _!a!_ _!b!_) _!c!_",     # trailing
     "(Elaboration[N][S] word _!b!_)",            # bare word

@@ -123,6 +123,12 @@ def test_unknown_words_have_polarity_zero_and_are_still_listed():
     assert rec["mismatches"]["reference"][0]["word"] == "florp"
 
 
+def test_items_match_on_lemma_even_when_the_lexicon_knows_the_word_form():
+    # the lexicon has the plural form only: polarity comes from it, matching stays on lemma#pos
+    result = given(lexicon={"cats#n": 0.5}).score(["I like cats"], ["I like a cat"], base_scores=[1.0])
+    assert result.details[0]["p"] == 0.0 and result.scores[0] == 1.0
+
+
 def test_mismatches_are_a_multiset():
     lex = {"good#a": 0.6}
     result = given(lexicon=lex).score(["good good food"], ["good food"], base_scores=[1.0])

@@ -21,6 +21,12 @@ def test_sentiwords_hash_format_with_comments(tmp_path):
     assert lex.multiword_lengths == (2,)
 
 
+def test_sentiwords_file_with_a_byte_order_mark(tmp_path):
+    path = tmp_path / "bom.txt"
+    path.write_bytes("# SentiWords 1.1\nhappy#a\t0.7\n".encode("utf-8-sig"))
+    assert load_lexicon(str(path)).polarity == {"happy#a": 0.7}
+
+
 def test_sentiwords_three_column_format_with_header_gzipped(tmp_path):
     path = tmp_path / "sentiwords.tsv.gz"
     with gzip.open(path, "wt") as fh:

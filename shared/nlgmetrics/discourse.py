@@ -135,6 +135,8 @@ def from_rst(text: str) -> Optional[DiscourseTree]:
         tok = tokens[pos]
         pos += 1
         if tok.startswith("_!"):
+            if len(tok) < 4 or not tok.endswith("!_"):
+                raise ValueError(f"unclosed EDU {tok!r} at token {pos - 1}: EDUs are written _!text!_")
             return DiscourseTree.edu(tok[2:-2])
         if tok != "(":
             raise ValueError(f"expected '(' or an EDU _!...!_ at token {pos - 1}, got {tok!r}")

@@ -118,7 +118,7 @@ def _digest(text: str) -> str:
 def _read_file(path: str) -> Lexicon:
     file = Path(path)
     opener = gzip.open if file.suffix == ".gz" else open
-    with opener(file, "rt", encoding="utf-8") as fh:
+    with opener(file, "rt", encoding="utf-8-sig") as fh:
         raw = fh.read()
     polarity = parse_sentiwords(raw.splitlines(), where=str(file))
     return Lexicon(f"{file.name}@{_digest(raw)}", polarity)
@@ -209,8 +209,9 @@ def text_items(parsed: Parsed, lexicon: Lexicon, multiword: bool = True) -> List
                 continue
         pos = wordnet_pos(token.xpos, token.upos)
         lemma, form = token.lemma.lower(), token.text.lower()
-        value, matched = _lookup(lexicon, lemma, form, pos)
-        key = f"{matched}#{pos}" if pos else f"{lemma}#{token.upos.lower()}"
+        value, _ = _lookup(lexicon, lemma, form, pos)
+        # matching is on lemma#POS (FORMULAS 5), whichever form the lexicon knew
+        key = f"{lemma}#{pos}" if pos else f"{lemma}#{token.upos.lower()}"
         items.append(Item(token.text, key, 0.0 if value is None else value, value is not None))
         i += 1
     return items
@@ -227,7 +228,7 @@ def _multiword_at(parsed: Parsed, start: int, lexicon: Lexicon) -> Optional[Tupl
         pos = wordnet_pos(head.xpos, head.upos)
         lemma = "_".join(t.lemma.lower() for t in span)
         form = "_".join(t.text.lower() for t in span)
-        value, matched = _lookup(lexicon, lemma, form, pos)
+        value, _ = _lookup(lexicon, lemma, form, pos)
         if value is not None:
-            return Item(" ".join(t.text for t in span), f"{matched}#{pos}", value, True), end
+            return Item(" ".join(t.text for t in span), f"{lemma}#{pos}", value, True), end
     return None
