@@ -122,6 +122,36 @@ def test_cli_errors_are_clear(tmp_path, capsys):
         cli.main(["score", "nope", "-p", str(hyp)])
 
 
+def test_cli_bad_option_values_and_odd_files(tmp_path, capsys):
+    hyp = tmp_path / "h.txt"
+    hyp.write_text("I am happy\r today\nI am sad\n", newline="")  # a stray CR stays inside its line
+    ref = tmp_path / "r.txt"
+    ref.write_text("I am happy\nI am not sad\n")
+    with pytest.raises(SystemExit, match="error: unknown base metric 'nope'"):
+        cli.main(["score", "sam", "-p", str(hyp), "-r", str(ref), "-o", "base=nope"])
+    base = tmp_path / "base.txt"
+    base.write_text("0.9\n0.5\n")
+    assert cli.main(["score", "sam", "-p", str(hyp), "-r", str(ref), "-o", "base=given",
+                     "--base-scores", str(base), "--json", "--quiet"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert len(payload["scores"]) == 2 and payload["scores"][0] <= 0.9 and "base:given" in payload["signature"]
+    base.write_text("0.9\n")
+    with pytest.raises(SystemExit, match="has 1 lines"):
+        cli.main(["score", "sam", "-p", str(hyp), "-r", str(ref), "-o", "base=given", "--base-scores", str(base)])
+    with pytest.raises(SystemExit, match="takes no base scores"):
+        cli.main(["score", "texteval", "-p", str(hyp), "-r", str(ref), "--base-scores", str(base)])
+
+
+def test_cli_meta_eval_rejects_missing_human_scores(tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": 1, "hyp": "a", "ref": "b", "human": None}) + "\n")
+    with pytest.raises(SystemExit, match="is not a number"):
+        cli.main(["meta-eval", "sam", str(data), "--human", "human"])
+    data.write_text(json.dumps({"id": 1, "hyp": "a", "ref": [], "human": 1.0}) + "\n")
+    with pytest.raises(SystemExit, match="empty reference list"):
+        cli.main(["meta-eval", "sam", str(data), "--human", "human", "--ref-field", "ref"])
+
+
 def test_cli_list_and_demo(capsys):
     assert cli.main(["list"]) == 0
     out = capsys.readouterr().out

@@ -14,18 +14,22 @@ import gzip
 import inspect
 import json
 import sys
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 import nlgmetrics
+import nlgmetrics.core.models
 from nlgmetrics import distributed
 from nlgmetrics.core import stats
 
 
 def _read_lines(path: str) -> List[str]:
+    """One item per ``\n``-terminated line (a stray ``\r`` inside a line stays in it)."""
     opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        return [line.rstrip("\n").rstrip("\r") for line in fh]
+    with opener(path, "rt", encoding="utf-8", newline="") as fh:
+        text = fh.read()
+    if text.endswith("\n"):
+        text = text[:-1]
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")] if text else []
 
 
 def _read_jsonl(path: str) -> List[Dict[str, Any]]:
@@ -97,8 +101,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     if srcs is not None and len(srcs) != len(hyps):
         raise SystemExit(f"{args.sources} has {len(srcs)} lines but the hypothesis file has {len(hyps)}")
     options = scorer_options(args.metric, args)
-    scorer = nlgmetrics.load(args.metric, **options)
+    score_kwargs = _base_scores(args, len(hyps))
     try:
+        scorer = nlgmetrics.load(args.metric, **options)
+        if score_kwargs and (args.shard or args.records or args.distributed):
+            raise SystemExit("--base-scores cannot be combined with --shard/--records/--distributed")
         if args.shard or args.records:
             if not (args.shard and args.records):
                 raise SystemExit("--shard and --records go together")
@@ -114,11 +121,27 @@ def cmd_score(args: argparse.Namespace) -> int:
             if result is None:  # not rank 0
                 return 0
         else:
-            result = scorer.score(hyps, refs, srcs)
-    except ValueError as err:
+            result = scorer.score(hyps, refs, srcs, **score_kwargs)
+    except (ValueError, FileNotFoundError, nlgmetrics.core.models.ModelUnavailableError) as err:
         raise SystemExit(f"error: {err}")
     _print_result(result, args.json)
     return 0
+
+
+def _base_scores(args: argparse.Namespace, n: int) -> Dict[str, Any]:
+    """``--base-scores FILE`` (one number per line) for metrics that adjust given scores."""
+    if not getattr(args, "base_scores", None):
+        return {}
+    cls = nlgmetrics.scorer_class(args.metric)
+    if "base_scores" not in inspect.signature(cls.score).parameters:
+        raise SystemExit(f"{args.metric} takes no base scores")
+    lines = _read_lines(args.base_scores)
+    if len(lines) != n:
+        raise SystemExit(f"{args.base_scores} has {len(lines)} lines but the hypothesis file has {n}")
+    try:
+        return {"base_scores": [float(x) for x in lines]}
+    except ValueError as err:
+        raise SystemExit(f"{args.base_scores}: {err}")
 
 
 def _print_result(result: Any, as_json: bool) -> None:
@@ -156,11 +179,24 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
     if cls.references_mode != "none" and args.ref_field:
         refs = [_field(r, args.ref_field) for r in rows]
         if not cls.multi_reference:
+            for r, x in zip(rows, refs):
+                if not isinstance(x, str) and not x:
+                    raise SystemExit(f"row {r.get('id', '?')} has an empty reference list")
             refs = [x if isinstance(x, str) else x[0] for x in refs]
-    srcs = [_field(r, args.src_field) for r in rows] if (args.src_field and cls.sources_mode != "none") else None
-    human = [float(_field(r, args.human)) for r in rows]
-    scorer = nlgmetrics.load(args.metric, **scorer_options(args.metric, args))
-    result = scorer.score(hyps, refs, srcs)
+    use_sources = args.src_field and (cls.sources_mode == "required" or (
+        cls.sources_mode == "optional" and all(r.get(args.src_field) is not None for r in rows)))
+    srcs = [_field(r, args.src_field) for r in rows] if use_sources else None
+    human = []
+    for r in rows:
+        value = _field(r, args.human)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise SystemExit(f"row {r.get('id', '?')}: human score {value!r} is not a number")
+        human.append(float(value))
+    try:
+        scorer = nlgmetrics.load(args.metric, **scorer_options(args.metric, args))
+        result = scorer.score(hyps, refs, srcs)
+    except (ValueError, FileNotFoundError, nlgmetrics.core.models.ModelUnavailableError) as err:
+        raise SystemExit(f"error: {err}")
     out: Dict[str, Any] = {"metric": args.metric, "signature": result.signature, "n": len(rows),
                            "human": args.human, "segment": {}, "system": {}}
     for method, fn in stats.CORRELATIONS.items():
@@ -236,6 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--predictions", required=True, help="one hypothesis per line")
     p.add_argument("-r", "--references", action="append", help="one reference per line (repeat for several)")
     p.add_argument("-s", "--sources", help="one source per line")
+    p.add_argument("--base-scores", dest="base_scores", metavar="FILE",
+                   help="one base score per line, for SAM with -o base=given")
     p.add_argument("--shard", metavar="K/N", help="score only shard K of N (round-robin segments)")
     p.add_argument("--records", metavar="OUT.jsonl", help="write the shard's per-segment records here")
     p.add_argument("--distributed", action="store_true",
