@@ -35,7 +35,7 @@ from . import __version__
 from .core.base import Inputs, Record, Scorer, check_choice, mean_reduce
 from .core.embeddings import ContextualEncoder, normalize_rows
 from .core.linguistic import Parsed, get_analyzer
-from .core.models import batches, load_pretrained, resolve_device, resolve_dtype
+from .core.models import fixed_shape_batches, load_pretrained, resolve_device, resolve_dtype
 from .core.resources import data_path
 from .core.result import MetricResult, make_signature
 from .core.tree_edit import tree_edit_distance
@@ -312,14 +312,18 @@ class CoLAClassifier:
         import torch
 
         probs = np.zeros(len(texts))
-        order = sorted(range(len(texts)), key=lambda k: -len(texts[k]))
+        if not len(texts):
+            return probs
+        lengths = [min(len(ids), self.max_length) for ids in self.tokenizer(list(texts))["input_ids"]]
         with torch.inference_mode():
-            for chunk in batches(order, self.batch_size):
-                enc = self.tokenizer([texts[k] for k in chunk], padding=True, truncation=True,
-                                     max_length=self.max_length, return_tensors="pt")
+            # the encoder's batch-independent shapes: a text's probability does not depend on
+            # the other texts of the call (shards, ranks)
+            for chunk, rows, width in fixed_shape_batches(range(len(texts)), lengths.__getitem__, self.batch_size,
+                                                          8, self.max_length):
+                enc = self.tokenizer([texts[k] for k in rows], padding="max_length", truncation=True,
+                                     max_length=width, return_tensors="pt")
                 logits = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits.float()
-                p = torch.softmax(logits, dim=-1)[:, self.label].cpu().numpy()
-                probs[chunk] = p
+                probs[chunk] = torch.softmax(logits, dim=-1)[:len(chunk), self.label].cpu().numpy()
         return probs
 
 

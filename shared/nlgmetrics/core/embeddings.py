@@ -13,8 +13,8 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import torch
 
-from .models import (bucket_by_width, dtype_name, expand_alias, load_pretrained, padded_width,
-                     resolve_device, resolve_dtype)
+from .models import (dtype_name, expand_alias, fixed_shape_batches, load_pretrained, resolve_device,
+                     resolve_dtype)
 from .progress import progress
 
 #: BERTScore's tuned layers for the checkpoints this project uses (others: last layer)
@@ -74,17 +74,14 @@ class ContextualEncoder:
                               truncation=False)["input_ids"] if unique else []
         lengths = {k: min(len(ids), self.max_length) for k, ids in zip(unique, full)}
         truncated = sum(len(ids) > self.max_length for ids in full)
-        width = lambda k: padded_width(lengths[k], self.pad_multiple, self.max_length)  # noqa: E731
         done: Dict = {}
         want_all = all_layers or self.layer is not None
         with torch.inference_mode():
-            chunks = bucket_by_width(unique, width, self.batch_size, lambda k: lengths[k])
-            for chunk in progress(chunks, desc=desc, quiet=self.quiet):
-                # a fixed batch shape: BLAS picks kernels by matrix size, so the row count
-                # changes the rounding; fill short batches with copies of their last input
-                rows = list(chunk) + [chunk[-1]] * (self.batch_size - len(chunk))
+            plan = list(fixed_shape_batches(unique, lengths.__getitem__, self.batch_size, self.pad_multiple,
+                                            self.max_length))
+            for chunk, rows, width in progress(plan, desc=desc, quiet=self.quiet):
                 enc = self.tokenizer([as_input(k) for k in rows], is_split_into_words=is_split,
-                                     padding="max_length", truncation=True, max_length=width(chunk[0]),
+                                     padding="max_length", truncation=True, max_length=width,
                                      return_tensors="pt")
                 out = self.model(**{k: v.to(self.device) for k, v in enc.items()
                                     if k in ("input_ids", "attention_mask", "token_type_ids")},

@@ -8,7 +8,7 @@ import os
 import socket
 import threading
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 from urllib.parse import urlparse
 
 import torch
@@ -217,3 +217,14 @@ def bucket_by_width(items: Sequence, widths: Callable[[Any], Any], batch_size: i
         else:
             out.append([item])
     return out
+
+
+def fixed_shape_batches(items: Sequence, lengths: Callable[[Any], int], batch_size: int, multiple: int,
+                        max_length: int) -> Iterator[Tuple[List, List, int]]:
+    """``(chunk, rows, width)`` for a batch-independent forward pass: ``chunk`` holds items of
+    one padded width, ``rows`` is ``chunk`` filled up to ``batch_size`` with copies of its last
+    item (BLAS picks kernels by matrix size, so the row count changes the rounding too), and
+    ``width`` the length to pad every row to."""
+    width = lambda item: padded_width(lengths(item), multiple, max_length)  # noqa: E731
+    for chunk in bucket_by_width(items, width, batch_size, lengths):
+        yield chunk, list(chunk) + [chunk[-1]] * (batch_size - len(chunk)), width(chunk[0])
