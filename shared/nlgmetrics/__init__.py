@@ -45,13 +45,20 @@ def scorer_class(name: str):
         raise
 
 
-def load(name: str, **options: Any):
-    """A scorer for metric ``name``, created once per process and configuration."""
-    key = (name.lower(), repr(sorted(options.items())))
+def load(name: str, *, quiet: Optional[bool] = None, **options: Any):
+    """A scorer for metric ``name``, created once per process and normalised configuration:
+    equivalent options (a default spelled out, another order) return the same scorer.
+    ``quiet`` is a run-time switch, not part of the configuration."""
+    cls = scorer_class(name)
+    config = cls.Config.from_options(**options)
+    key = (name.lower(), config.key())
     with _LOCK:
-        if key not in _SCORERS:
-            _SCORERS[key] = scorer_class(name)(**options)
-        return _SCORERS[key]
+        scorer = _SCORERS.get(key)
+        if scorer is None:
+            scorer = _SCORERS[key] = cls(config, quiet=bool(quiet))
+        elif quiet is not None:
+            scorer.quiet = quiet
+        return scorer
 
 
 def score(name: str, predictions, references=None, sources=None, **options: Any):

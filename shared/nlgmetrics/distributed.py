@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import nlgmetrics
-from nlgmetrics.core.base import Inputs, Record, Scorer
+from nlgmetrics.core.base import Record, Scorer
 from nlgmetrics.core.result import MetricResult
 
 FORMAT = 1
@@ -38,21 +38,15 @@ def shard_ids(n_segments: int, k: int, n_shards: int) -> List[int]:
     return list(range(k - 1, n_segments, n_shards))
 
 
-def subset(inputs: Inputs, ids: Sequence[int]) -> Inputs:
-    pos = {seg: i for i, seg in enumerate(inputs.ids)}
-    idx = [pos[i] for i in ids]
-    pick = lambda xs: None if xs is None else [xs[i] for i in idx]  # noqa: E731
-    return Inputs(pick(inputs.predictions), pick(inputs.references), pick(inputs.sources), list(ids))
-
-
 def score_shard(scorer: Scorer, predictions: Any, references: Any = None, sources: Any = None, *,
-                shard: Tuple[int, int] = (1, 1)) -> List[Record]:
-    """Per-segment records (with global segment ids) of one shard."""
-    inputs = scorer.validate(predictions, references, sources)
+                shard: Tuple[int, int] = (1, 1), **extras: Any) -> List[Record]:
+    """Per-segment records (with global segment ids) of one shard; per-segment ``extras``
+    (e.g. SAM's ``base_scores``) are sliced with the texts."""
+    inputs = scorer.validate(predictions, references, sources, **extras)
     if len(inputs) == 0:
         raise ValueError("predictions is empty; give at least one segment")
     ids = shard_ids(len(inputs), *shard)
-    return scorer.score_segments(subset(inputs, ids)) if ids else []
+    return scorer.score_segments(inputs.subset(ids)) if ids else []
 
 
 def write_records(path: str, metric: str, options: Dict[str, Any], scorer: Scorer, records: List[Record],
@@ -141,7 +135,7 @@ def init_distributed() -> bool:
 
 
 def score_distributed(scorer: Scorer, predictions: Any, references: Any = None, sources: Any = None,
-                      *, all_ranks: bool = True, group: Any = None) -> Optional[MetricResult]:
+                      *, all_ranks: bool = True, group: Any = None, **extras: Any) -> Optional[MetricResult]:
     """Data-parallel scoring: every rank passes the same inputs, scores its round-robin shard,
     the records are gathered and rank 0 reduces. Other ranks receive the result too
     (``all_ranks=True``) or ``None``. Without an initialised process group this is
@@ -149,9 +143,9 @@ def score_distributed(scorer: Scorer, predictions: Any, references: Any = None, 
     import torch.distributed as dist
 
     if not (dist.is_available() and dist.is_initialized()):
-        return scorer.score(predictions, references, sources)
+        return scorer.score(predictions, references, sources, **extras)
     rank, world = dist.get_rank(group), dist.get_world_size(group)
-    records = score_shard(scorer, predictions, references, sources, shard=(rank + 1, world))
+    records = score_shard(scorer, predictions, references, sources, shard=(rank + 1, world), **extras)
     gathered: List[Optional[List[Record]]] = [None] * world if rank == 0 else []
     dist.gather_object(records, gathered if rank == 0 else None, dst=0, group=group)
     result = scorer.reduce([r for part in gathered for r in part]) if rank == 0 else None

@@ -14,25 +14,40 @@ Rules for bad input (the same for every metric):
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass
-from typing import Any, ClassVar, Dict, List, Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
-from .result import MetricResult
+from .config import MetricConfig
+from .result import MetricResult, make_signature
 
 Record = Dict[str, Any]
 
 
 @dataclass
 class Inputs:
-    """Validated inputs. ``ids`` are the segment ids carried into every record."""
+    """Validated inputs. ``ids`` are the segment ids carried into every record; ``extras``
+    holds per-call, per-segment inputs beside the texts (e.g. SAM's ``base_scores``), one list
+    per name aligned with ``predictions``, so they shard with the texts."""
 
     predictions: List[str]
     references: Optional[List[Any]]
     sources: Optional[List[str]]
     ids: List[int]
+    extras: Dict[str, List[Any]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.predictions)
+
+    def subset(self, ids: Sequence[int]) -> "Inputs":
+        """The segments with these ids (a shard), every field and extra kept aligned."""
+        pos = {seg: i for i, seg in enumerate(self.ids)}
+        idx = [pos[i] for i in ids]
+
+        def pick(values: Optional[List[Any]]) -> Optional[List[Any]]:
+            return None if values is None else [values[i] for i in idx]
+
+        return Inputs(pick(self.predictions) or [], pick(self.references), pick(self.sources), list(ids),
+                      {name: pick(values) or [] for name, values in self.extras.items()})
 
 
 def _as_list(values: Any, field: str) -> List[Any]:
@@ -110,55 +125,107 @@ def check_choice(label: str, value: Any, choices: Sequence[Any]) -> None:
 class Scorer(abc.ABC):
     """Base of every metric: ``score`` = validate -> ``score_segments`` -> ``reduce``.
 
-    ``score_segments`` returns one JSON-serialisable record per segment (with its ``id``);
-    ``reduce`` turns a list of records (possibly gathered from several shards, in any order)
-    into a :class:`MetricResult`. Subclasses set ``name`` and the input modes.
+    A metric sets ``name``, ``Config`` (its :class:`~nlgmetrics.core.config.MetricConfig`) and
+    the input modes, builds its models in :meth:`setup`, and fills two hooks:
+    ``score_segments`` returns one JSON-serialisable record per segment (with its ``id``), and
+    ``reduce_records`` turns the gathered records into a :class:`MetricResult`. The template
+    methods ``score`` and ``reduce`` are not overridden: ``reduce`` sorts the records (shards
+    arrive in any order), refuses duplicates and then calls the hook. Per-call inputs beside
+    the texts are declared in ``extra_inputs`` and travel in :attr:`Inputs.extras` and in the
+    records, so every mode shards.
     """
 
     name: ClassVar[str] = ""
+    Config: ClassVar[Type[MetricConfig]] = MetricConfig
     references_mode: ClassVar[str] = "required"
     sources_mode: ClassVar[str] = "none"
     multi_reference: ClassVar[bool] = False
-    #: small example used by ``nlgmetrics demo`` and the Spaces (predictions/references/sources)
-    demo_inputs: ClassVar[Dict[str, List[Any]]] = {}
-    #: constructor options with which the metric runs offline from registry packages
-    #: (``nlgmetrics demo`` uses them); ``None`` when it cannot run offline by default
-    demo_options: ClassVar[Optional[Dict[str, Any]]] = {}
+    #: per-call, per-segment inputs beside the texts: name -> one line of documentation
+    extra_inputs: ClassVar[Dict[str, str]] = {}
+    _TEMPLATE: ClassVar[Tuple[str, ...]] = ("score", "reduce", "validate")
 
-    def __init__(self, *, quiet: bool = False) -> None:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for method in cls._TEMPLATE:
+            if method in cls.__dict__:
+                raise TypeError(f"{cls.__name__} overrides the template method {method}(); "
+                                "fill score_segments / reduce_records / check_extras instead")
+
+    def __init__(self, config: Optional[MetricConfig] = None, *, quiet: bool = False, **options: Any) -> None:
+        if config is None:
+            config = self.Config.from_options(**options)
+        elif options:
+            raise TypeError("give either a configuration or keyword options, not both")
+        elif not isinstance(config, self.Config):
+            raise TypeError(f"{type(self).__name__} takes a {self.Config.__name__}, got {type(config).__name__}")
+        self.config = config
         self.quiet = quiet
+        self.setup()
 
+    def setup(self) -> None:
+        """Build what the configuration asks for (models, lexicons); override."""
+
+    # -- the template -----------------------------------------------------------------------
     def validate(self, predictions: Any, references: Any = None, sources: Any = None,
-                 ids: Optional[Sequence[int]] = None) -> Inputs:
-        return validate_inputs(
+                 ids: Optional[Sequence[int]] = None, **extras: Any) -> Inputs:
+        inputs = validate_inputs(
             predictions, references, sources,
             references_mode=self.references_mode, sources_mode=self.sources_mode,
             multi_reference=self.multi_reference, ids=ids,
         )
+        unknown = [k for k, v in extras.items() if k not in self.extra_inputs and v is not None]
+        if unknown:
+            takes = f"it takes: {', '.join(self.extra_inputs)}" if self.extra_inputs else "it takes none"
+            raise ValueError(f"{self.name} got unknown per-segment input(s) {', '.join(unknown)}; {takes}")
+        given = {k: v for k, v in extras.items() if v is not None}
+        inputs.extras = self.check_extras(given, len(inputs))
+        return inputs
 
-    def score(self, predictions: Any, references: Any = None, sources: Any = None) -> MetricResult:
+    def check_extras(self, extras: Dict[str, Any], n: int) -> Dict[str, List[Any]]:
+        """Validate per-call inputs (one value per segment); override with ``extra_inputs``."""
+        return {}
+
+    def score(self, predictions: Any, references: Any = None, sources: Any = None,
+              **extras: Any) -> MetricResult:
         """Score a corpus: per-segment scores, corpus score, details and signature."""
-        inputs = self.validate(predictions, references, sources)
+        inputs = self.validate(predictions, references, sources, **extras)
         if len(inputs) == 0:
             raise ValueError("predictions is empty; give at least one segment")
         return self.reduce(self.score_segments(inputs))
 
+    def reduce(self, records: List[Record]) -> MetricResult:
+        """Corpus reduction over gathered records, in any order (shards)."""
+        return self.reduce_records(sort_records(records))
+
+    # -- the hooks --------------------------------------------------------------------------
     @abc.abstractmethod
     def score_segments(self, inputs: Inputs) -> List[Record]:
         """Per-segment work; independent across segments except for shared caches."""
 
     @abc.abstractmethod
-    def reduce(self, records: List[Record]) -> MetricResult:
-        """Corpus reduction over gathered records (sorted by ``id`` here)."""
+    def reduce_records(self, records: List[Record]) -> MetricResult:
+        """Corpus reduction over records sorted by ``id``, each id once."""
+
+    def resolved(self) -> Dict[str, Any]:
+        """Signature facts known only after :meth:`setup` (the model loaded, the parser
+        backend used), short key -> value; override."""
+        return {}
 
     @property
-    @abc.abstractmethod
     def signature(self) -> str:
-        """Reproducibility string: metric, version, models, options."""
+        """Reproducibility string generated from the configuration: every field that differs
+        from its default (and the ``always`` ones), then the resolved facts."""
+        from .. import __version__
+
+        return make_signature(self.name, __version__, **self.config.signature_fields(self.resolved()))
 
 
 def sort_records(records: List[Record]) -> List[Record]:
-    """Records in segment-id order, refusing duplicates (a shard merged twice)."""
+    """Records in segment-id order, refusing duplicates (a shard merged twice) and records
+    without an integer id."""
+    for rec in records:
+        if not isinstance(rec, dict) or not isinstance(rec.get("id"), int) or isinstance(rec.get("id"), bool):
+            raise ValueError(f"a record has no integer id: {str(rec)[:80]}")
     out = sorted(records, key=lambda r: r["id"])
     for a, b in zip(out, out[1:]):
         if a["id"] == b["id"]:

@@ -1,0 +1,138 @@
+"""Bounded least-recently-used caches, the one kind of cache in the package: bounded by a
+number of entries and by an estimate of their memory, thread-safe, with hit/miss counts.
+
+>>> c = LRUCache(max_entries=2)
+>>> c["a"] = 1; c["b"] = 2; _ = c.get("a"); c["c"] = 3
+>>> sorted(c.keys())  # "b" was the least recently used
+['a', 'c']
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from collections import OrderedDict
+from typing import Any, Callable, Dict, Generic, Hashable, Iterable, List, Optional, Tuple, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+def approx_size(value: Any) -> int:
+    """A rough size in bytes of a cached value (numpy/torch arrays by their buffers, strings,
+    containers recursively to a small depth). Used only to bound caches."""
+    return _size(value, 3)
+
+
+def _size(value: Any, depth: int) -> int:
+    nbytes = getattr(value, "nbytes", None)
+    if isinstance(nbytes, int):
+        return nbytes + 64
+    if hasattr(value, "element_size") and hasattr(value, "nelement"):
+        return int(value.element_size() * value.nelement()) + 64
+    size = sys.getsizeof(value)
+    if depth <= 0:
+        return size
+    if isinstance(value, dict):
+        return size + sum(_size(k, depth - 1) + _size(v, depth - 1) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return size + sum(_size(v, depth - 1) for v in value)
+    if hasattr(value, "__dict__"):
+        return size + _size(vars(value), depth - 1)
+    return size
+
+
+class LRUCache(Generic[K, V]):
+    """A mapping that keeps at most ``max_entries`` items and about ``max_bytes`` of them,
+    evicting the least recently used. ``sizeof`` estimates an item's bytes."""
+
+    def __init__(self, max_entries: int = 10_000, max_bytes: Optional[int] = 256 * 2**20,
+                 sizeof: Callable[[Any], int] = approx_size) -> None:
+        if max_entries < 1:
+            raise ValueError(f"a cache needs max_entries >= 1, got {max_entries}")
+        self.max_entries = int(max_entries)
+        self.max_bytes = max_bytes
+        self.sizeof = sizeof
+        self._data: "OrderedDict[K, Tuple[V, int]]" = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.RLock()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
+
+    def get(self, key: K, default: Optional[V] = None) -> Optional[V]:
+        with self._lock:
+            item = self._data.get(key)
+            if item is None:
+                self.misses += 1
+                return default
+            self._data.move_to_end(key)
+            self.hits += 1
+            return item[0]
+
+    def __getitem__(self, key: K) -> V:
+        with self._lock:
+            value, _ = self._data[key]
+            self._data.move_to_end(key)
+            return value
+
+    def __setitem__(self, key: K, value: V) -> None:
+        size = self.sizeof(value) if self.max_bytes is not None else 0
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._data[key] = (value, size)
+            self._bytes += size
+            self._evict()
+
+    def _evict(self) -> None:
+        while len(self._data) > self.max_entries or (
+                self.max_bytes is not None and self._bytes > self.max_bytes and len(self._data) > 1):
+            _, (_, size) = self._data.popitem(last=False)
+            self._bytes -= size
+
+    def get_many(self, keys: Iterable[K], compute: Callable[[List[K]], List[V]]) -> List[V]:
+        """Values for ``keys`` in order; the missing ones computed in one call of ``compute``
+        (on the unique missing keys, in first-seen order). The result never depends on what
+        was evicted in between: values are returned from this call, not re-read."""
+        keys = list(keys)
+        found: Dict[K, V] = {}
+        missing: List[K] = []
+        with self._lock:
+            for k in keys:
+                if k in found or k in missing:
+                    continue
+                item = self._data.get(k)
+                if item is None:
+                    missing.append(k)
+                    self.misses += 1
+                else:
+                    self._data.move_to_end(k)
+                    found[k] = item[0]
+                    self.hits += 1
+        if missing:
+            values = compute(missing)
+            if len(values) != len(missing):
+                raise RuntimeError("compute returned a different number of values than keys")
+            for k, v in zip(missing, values):
+                found[k] = v
+                self[k] = v
+        return [found[k] for k in keys]
+
+    def keys(self) -> List[K]:
+        with self._lock:
+            return list(self._data.keys())
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self._bytes = 0

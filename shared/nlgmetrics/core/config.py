@@ -1,0 +1,386 @@
+"""One frozen, typed configuration per metric: the single source of every option.
+
+A metric declares ``class Config(MetricConfig)`` with one :func:`option` per field (type,
+default, choices or range, one line of documentation, a short signature key). From that class,
+and only from it, come the scorer's options, the signature, the ``nlgmetrics score <metric>``
+options and ``--help``, the evaluate wrapper's argument documentation, the Space's settings and
+the card's options table.
+
+>>> from dataclasses import dataclass
+>>> @dataclass(frozen=True)
+... class Demo(MetricConfig):
+...     base: str = option("chrf", "base metric", choices=("chrf", "bleu"))
+...     gamma: float = option(0.07, "position penalty", low=0.0, short="g")
+>>> Demo(gamma=0.1).signature_fields()
+{'g': 0.1}
+>>> Demo.from_options(bse="bleu")
+Traceback (most recent call last):
+...
+ValueError: unknown option 'bse'; the options are: base, gamma
+>>> Demo(gamma=float("nan"))
+Traceback (most recent call last):
+...
+ValueError: gamma must be a finite number, got nan
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import typing
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
+
+_MISSING = dataclasses.MISSING
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """What one configuration field is: everything the generated surfaces need."""
+
+    name: str
+    type: Any
+    default: Any
+    doc: str
+    choices: Optional[Tuple[Any, ...]] = None
+    low: Optional[float] = None
+    high: Optional[float] = None
+    low_open: bool = False
+    high_open: bool = False
+    short: Optional[str] = None
+    #: ``always``: in the signature whatever its value; ``changed``: only when it differs from
+    #: the default; ``never``: not in the signature (it cannot change a score, e.g. batch size)
+    signature: str = "changed"
+    #: an option a user can give on the command line as ``--name`` (simple types only)
+    cli: bool = True
+
+    @property
+    def base_type(self) -> Any:
+        """The type without ``Optional``: ``Optional[int]`` -> ``int``."""
+        args = [a for a in typing.get_args(self.type) if a is not type(None)]
+        if typing.get_origin(self.type) is typing.Union and len(args) == 1:
+            return args[0]
+        return self.type
+
+    @property
+    def optional(self) -> bool:
+        return type(None) in typing.get_args(self.type)
+
+    def type_name(self) -> str:
+        """A short human name for the type: ``str``, ``int or None``, ``str or mapping``."""
+        base = self.base_type
+        if typing.get_origin(base) is typing.Union:
+            parts = [_simple_name(a) for a in typing.get_args(base) if a is not type(None)]
+            name = " or ".join(parts)
+        else:
+            name = _simple_name(base)
+        return f"{name} or None" if self.optional else name
+
+    def describe_range(self) -> str:
+        """``one of a, b``, ``>= 1``, ``in (0, 1]`` or an empty string."""
+        if self.choices is not None:
+            return "one of " + ", ".join(map(str, self.choices))
+        if self.low is not None and self.high is not None:
+            return f"in {'(' if self.low_open else '['}{self.low:g}, {self.high:g}{')' if self.high_open else ']'}"
+        if self.low is not None:
+            return f"{'>' if self.low_open else '>='} {self.low:g}"
+        if self.high is not None:
+            return f"{'<' if self.high_open else '<='} {self.high:g}"
+        return ""
+
+    def check(self, value: Any) -> Any:
+        """The value converted to the field's type and checked, or ``ValueError`` naming the
+        option, what it got and what it takes."""
+        if value is None:
+            if self.optional or self.default is None:
+                return None
+            raise ValueError(f"{self.name} may not be None")
+        base = self.base_type
+        if base is bool:
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, (int, float)) and value in (0, 1):
+                return bool(value)
+            raise ValueError(f"{self.name} must be true or false, got {value!r}")
+        if base in (int, float):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{self.name} must be a number, got {value!r}")
+            if base is int:
+                if isinstance(value, float) and not value.is_integer():
+                    raise ValueError(f"{self.name} must be an integer, got {value!r}")
+                value = int(value)
+            else:
+                value = float(value)
+                if not math.isfinite(value):
+                    raise ValueError(f"{self.name} must be a finite number, got {value}")
+            if not self._in_range(value):
+                raise ValueError(f"{self.name} must be {self.describe_range()}, got {value!r}")
+        elif base is str and not isinstance(value, str):
+            raise ValueError(f"{self.name} must be a string, got {type(value).__name__}")
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(f"unknown {self.name} {value!r}; choose one of {', '.join(map(str, self.choices))}")
+        return value
+
+    def _in_range(self, value: float) -> bool:
+        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+            return False
+        if self.high is not None and (value >= self.high if self.high_open else value > self.high):
+            return False
+        return True
+
+    def parse(self, text: str) -> Any:
+        """A command-line or form string as this field's value (then :meth:`check` it)."""
+        lowered = text.strip().lower()
+        if lowered in ("none", "null") and (self.optional or self.default is None):
+            return None
+        base = self.base_type
+        if base is bool:
+            if lowered in _TRUE:
+                return True
+            if lowered in _FALSE:
+                return False
+            raise ValueError(f"{self.name} must be true or false, got {text!r}")
+        if base is int:
+            try:
+                return int(text)
+            except ValueError:
+                raise ValueError(f"{self.name} must be an integer, got {text!r}") from None
+        if base is float:
+            try:
+                return float(text)
+            except ValueError:
+                raise ValueError(f"{self.name} must be a number, got {text!r}") from None
+        if base is str:
+            return text
+        try:  # mappings, sequences and unions: JSON, else the plain string
+            return json.loads(text)
+        except json.JSONDecodeError:
+            return text
+
+
+def _simple_name(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if origin is typing.Union:
+        return " or ".join(_simple_name(a) for a in typing.get_args(tp) if a is not type(None))
+    if origin is not None:
+        return {dict: "mapping", list: "list", tuple: "list"}.get(origin, getattr(origin, "__name__", str(origin)))
+    if tp in (Mapping, dict) or getattr(tp, "_name", None) == "Mapping":
+        return "mapping"
+    return getattr(tp, "__name__", str(tp))
+
+
+def option(default: Any, doc: str, *, choices: Optional[Sequence[Any]] = None,
+           low: Optional[float] = None, high: Optional[float] = None, low_open: bool = False,
+           high_open: bool = False, short: Optional[str] = None, signature: str = "changed",
+           cli: bool = True) -> Any:
+    """A configuration field: its default and what the generated surfaces say of it."""
+    if signature not in ("always", "changed", "never"):
+        raise ValueError(f"signature must be always, changed or never, got {signature!r}")
+    meta = {"doc": doc, "choices": tuple(choices) if choices is not None else None, "low": low,
+            "high": high, "low_open": low_open, "high_open": high_open, "short": short,
+            "signature": signature, "cli": cli}
+    if isinstance(default, Mapping):
+        raise TypeError("a mapping option defaults to None (a frozen configuration holds no dict default)")
+    if isinstance(default, list):
+        default = tuple(default)
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def _freeze(value: Any) -> Any:
+    """Hashable, order-independent form of option values (dicts become sorted tuples)."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), _freeze(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready form of an option value (for records files and the cache key)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class MetricConfig:
+    """Base of every metric's configuration (subclasses are frozen dataclasses).
+
+    Each field is declared with :func:`option`. ``__post_init__`` converts and checks every
+    value once; a subclass adds cross-field rules in :meth:`check`.
+    """
+
+    #: options that matter only at run time and never enter the cache key or the signature
+    RUNTIME: ClassVar[Tuple[str, ...]] = ()
+
+    def __post_init__(self) -> None:
+        for spec in self.specs():
+            value = spec.check(getattr(self, spec.name))
+            if isinstance(value, Mapping):
+                value = MappingProxyType(dict(value))  # read-only, like the rest of the config
+            elif isinstance(value, list):
+                value = tuple(value)
+            object.__setattr__(self, spec.name, value)
+        self.check()
+
+    def check(self) -> None:
+        """Cross-field rules of a metric (override); raise ``ValueError``."""
+
+    # -- introspection ----------------------------------------------------------------------
+    @classmethod
+    def specs(cls) -> List[OptionSpec]:
+        hints = typing.get_type_hints(cls)
+        out = []
+        for f in dataclasses.fields(cls):
+            meta = dict(f.metadata)
+            if "doc" not in meta:
+                raise TypeError(f"{cls.__name__}.{f.name} is not declared with option()")
+            out.append(OptionSpec(name=f.name, type=hints[f.name], default=f.default, **meta))
+        return out
+
+    @classmethod
+    def spec(cls, name: str) -> OptionSpec:
+        for s in cls.specs():
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    @classmethod
+    def names(cls) -> List[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def from_options(cls, **options: Any) -> "MetricConfig":
+        """A configuration from keyword options; an unknown name is an error that lists the
+        options (a mistyped option never falls back to a default silently)."""
+        known = cls.names()
+        unknown = [k for k in options if k not in known]
+        if unknown:
+            raise ValueError(f"unknown option{'s' if len(unknown) > 1 else ''} "
+                             f"{', '.join(map(repr, unknown))}; the options are: {', '.join(known)}")
+        return cls(**options)
+
+    @classmethod
+    def parse_options(cls, items: Mapping[str, str]) -> Dict[str, Any]:
+        """Strings (command line, form fields) parsed per field type; unknown names refused."""
+        known = {s.name: s for s in cls.specs()}
+        out: Dict[str, Any] = {}
+        for key, text in items.items():
+            if key not in known:
+                raise ValueError(f"unknown option {key!r}; the options are: {', '.join(known)}")
+            out[key] = known[key].parse(text) if isinstance(text, str) else text
+        return out
+
+    # -- derived values ---------------------------------------------------------------------
+    def replace(self, **changes: Any) -> "MetricConfig":
+        return dataclasses.replace(self, **changes)
+
+    def as_dict(self) -> Dict[str, Any]:
+        """Every field, JSON-ready."""
+        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    def changed(self) -> Dict[str, Any]:
+        """The fields that differ from their defaults, JSON-ready."""
+        return {s.name: _plain(getattr(self, s.name)) for s in self.specs()
+                if _freeze(getattr(self, s.name)) != _freeze(s.default)}
+
+    def key(self) -> Tuple[Any, ...]:
+        """Hashable normalised configuration (defaults filled in, run-time fields left out):
+        equivalent options give equal keys."""
+        return (type(self).__qualname__,) + tuple(
+            (s.name, _freeze(getattr(self, s.name))) for s in self.specs() if s.name not in self.RUNTIME)
+
+    def signature_fields(self, resolved: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """Short-name -> value for the signature: ``always`` fields, every other field that
+        differs from its default, then ``resolved`` facts (model actually loaded, backend)."""
+        out: Dict[str, Any] = {}
+        for s in self.specs():
+            if s.signature == "never" or s.name in self.RUNTIME:
+                continue
+            value = getattr(self, s.name)
+            if s.signature == "always" or _freeze(value) != _freeze(s.default):
+                out[s.short or s.name] = _signature_value(value)
+        for k, v in (resolved or {}).items():
+            if v is not None:
+                out[k] = v
+        return out
+
+
+def _signature_value(value: Any) -> Any:
+    if isinstance(value, tuple) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        return ",".join(f"{k}={_signature_value(v)}" for k, v in value)
+    if isinstance(value, tuple):
+        return ",".join(map(str, value))
+    if value is None:
+        return "none"
+    return value
+
+
+# -- generated documentation ----------------------------------------------------------------
+def _default_text(spec: OptionSpec) -> str:
+    value = _plain(spec.default)
+    if isinstance(value, str):
+        return f'"{value}"'
+    return json.dumps(value) if isinstance(value, (dict, list, bool)) or value is None else str(value)
+
+
+def markdown_table(config: type) -> str:
+    """The card's options table (the card embeds it between generated-table markers)."""
+    rows = ["| option | type | default | values | signature key | description |",
+            "|---|---|---|---|---|---|"]
+    for s in config.specs():
+        key = "—" if s.signature == "never" or s.name in config.RUNTIME else f"`{s.short or s.name}`"
+        rows.append(f"| `{s.name}` | {s.type_name()} | `{_default_text(s)}` | {s.describe_range() or '—'} "
+                    f"| {key} | {s.doc} |")
+    return "\n".join(rows)
+
+
+def kwargs_doc(config: type, indent: str = "    ") -> str:
+    """The evaluate wrapper's ``Args`` lines for the options, one per field."""
+    lines = []
+    for s in config.specs():
+        extra = s.describe_range()
+        extra = f"; {extra}" if extra else ""
+        lines.append(f"{indent}{s.name} ({s.type_name()}, default {_default_text(s)}{extra}): {s.doc}")
+    return "\n".join(lines)
+
+
+def add_arguments(parser: Any, config: type, *, skip: Sequence[str] = ()) -> None:
+    """Per-metric command-line options ``--name`` with type, default and choices in ``--help``.
+    Values arrive as strings and are converted by the field's own parser."""
+    group = parser.add_argument_group("metric options (from the configuration)")
+    for s in config.specs():
+        if not s.cli or s.name in skip:
+            continue
+        extra = s.describe_range()
+        help_text = f"{s.doc} [{s.type_name()}; default {_default_text(s)}{'; ' + extra if extra else ''}]"
+        group.add_argument(f"--{s.name.replace('_', '-')}", dest=f"opt_{s.name}", default=None,
+                           metavar=s.base_type.__name__.upper() if isinstance(s.base_type, type) else "VALUE",
+                           help=help_text.replace("%", "%%"))
+
+
+def options_from_args(args: Any, config: type) -> Dict[str, Any]:
+    """The ``--name`` options a user gave (parsed; absent ones left to the defaults)."""
+    given = {s.name: getattr(args, f"opt_{s.name}") for s in config.specs()
+             if getattr(args, f"opt_{s.name}", None) is not None}
+    return config.parse_options(given)
+
+
+def parse_key_values(items: Sequence[str], config: type) -> Dict[str, Any]:
+    """``-o key=value`` items parsed by the fields' types."""
+    raw: Dict[str, str] = {}
+    for item in items:
+        if "=" not in item:
+            raise ValueError(f"-o expects key=value, got {item!r}")
+        key, value = item.split("=", 1)
+        raw[key.strip().replace("-", "_")] = value
+    return config.parse_options(raw)
+
+
+__all__ = ["MetricConfig", "OptionSpec", "option", "markdown_table", "kwargs_doc", "add_arguments",
+           "options_from_args", "parse_key_values"]
