@@ -217,6 +217,8 @@ class MetricConfig:
 
     #: options that matter only at run time and never enter the cache key or the signature
     RUNTIME: ClassVar[Tuple[str, ...]] = ()
+    #: old option name -> new name (0.1.0 names; the error says what to write instead)
+    RENAMED: ClassVar[Dict[str, str]] = {}
 
     def __post_init__(self) -> None:
         for spec in self.specs():
@@ -259,6 +261,9 @@ class MetricConfig:
         """A configuration from keyword options; an unknown name is an error that lists the
         options (a mistyped option never falls back to a default silently)."""
         known = cls.names()
+        for old, new in cls.RENAMED.items():
+            if old in options:
+                raise ValueError(f"option {old!r} was renamed to {new!r} in nlgmetrics 0.2")
         unknown = [k for k in options if k not in known]
         if unknown:
             raise ValueError(f"unknown option{'s' if len(unknown) > 1 else ''} "
@@ -271,6 +276,8 @@ class MetricConfig:
         known = {s.name: s for s in cls.specs()}
         out: Dict[str, Any] = {}
         for key, text in items.items():
+            if key in cls.RENAMED:
+                raise ValueError(f"option {key!r} was renamed to {cls.RENAMED[key]!r} in nlgmetrics 0.2")
             if key not in known:
                 raise ValueError(f"unknown option {key!r}; the options are: {', '.join(known)}")
             out[key] = known[key].parse(text) if isinstance(text, str) else text
