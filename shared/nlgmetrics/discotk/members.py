@@ -92,17 +92,23 @@ def dependency_overlap(hyp: Dict[str, Counter], ref: Dict[str, Counter]) -> floa
     return total / len(types)
 
 
+def has_word(text: str) -> bool:
+    """True when the text has a token with a letter or digit."""
+    return any(is_word(tok) for tok in text.split())
+
+
 def ter_similarity(hyp: str, ref: str) -> float:
     """1 - TER / 100 (1 = identical; negative when the edits outnumber the reference words);
-    an empty reference gives 1.0 for an empty hypothesis and 0.0 otherwise."""
-    if not ref.split():
-        return 1.0 if not hyp.split() else 0.0
+    a reference without a word (empty, punctuation only) gives 1.0 for a hypothesis without a
+    word and 0.0 otherwise."""
+    if not has_word(ref):
+        return 0.0 if has_word(hyp) else 1.0
     return 1.0 - sentence_ter(hyp, ref) / 100.0
 
 
 def meteor_similarity(hyp: str, ref: str) -> float:
-    """METEOR with WordNet synonyms; two texts without a word score 1.0 (as every other member
-    does for identical empty texts; METEOR itself has no match to count and gives 0)."""
-    if not hyp.split() and not ref.split():
+    """METEOR with WordNet synonyms; two texts without a word score 1.0, as every other member
+    (METEOR itself has no match to count there and would give 0)."""
+    if not has_word(hyp) and not has_word(ref):
         return 1.0
     return float(sentence_meteor(hyp, ref))
