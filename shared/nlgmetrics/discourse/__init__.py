@@ -36,7 +36,8 @@ the node itself, and for an EDU the relation of its parent (Root for a one-EDU t
   ``(NUC-LEX (nuc w1) ...)``, ``(REL-LEX (rel w1) ...)``, ``(NUCREL-LEX (rel:nuc w1) ...)``,
   in which a word matches only under the same nuclearity, relation, or both.
 
-Files: :mod:`.tree` (the tree type), :mod:`.rst` (reading and writing RST trees),
+Files: :mod:`.tree` (the tree type), :mod:`.rst` (reading and writing bracketed and RST-DT ``.dis`` trees),
+:mod:`.relations` (relation names -> coarse classes),
 :mod:`.parser` (the heuristic parser), :mod:`.representations` (the five kernel
 representations), :mod:`.drawing` (text drawings).
 """
@@ -46,10 +47,11 @@ from .drawing import draw
 from .parser import (ATTRIBUTION_VERBS, COORDINATORS, SENTENCE_CONNECTIVES, SUBORDINATORS,
                      HeuristicRSTParser)
 from .representations import DUMMY, LEXICAL_LAYERS, REPRESENTATIONS, representation, representations
-from .rst import from_rst, looks_like_rst, to_rst
+from .relations import COARSE_CLASSES, coarse_relation
+from .rst import from_rst, looks_like_rst, to_dis, to_rst
 from .tree import NUCLEUS, ROOT, SATELLITE, DiscourseTree, edu_words, is_word
 
-__all__ = ["ATTRIBUTION_VERBS", "COORDINATORS", "DUMMY", "LEXICAL_LAYERS", "NUCLEUS", "REPRESENTATIONS",
-           "ROOT", "SATELLITE", "SENTENCE_CONNECTIVES", "SUBORDINATORS", "DiscourseTree",
-           "HeuristicRSTParser", "draw", "edu_words", "from_rst", "is_word", "looks_like_rst",
-           "representation", "representations", "to_rst"]
+__all__ = ["ATTRIBUTION_VERBS", "COARSE_CLASSES", "COORDINATORS", "DUMMY", "LEXICAL_LAYERS", "NUCLEUS",
+           "REPRESENTATIONS", "ROOT", "SATELLITE", "SENTENCE_CONNECTIVES", "SUBORDINATORS", "DiscourseTree",
+           "HeuristicRSTParser", "coarse_relation", "draw", "edu_words", "from_rst", "is_word", "looks_like_rst",
+           "representation", "representations", "to_dis", "to_rst"]
