@@ -224,3 +224,7 @@ def wordnet_pos(xpos: str, upos: str = "") -> Optional[str]:
     if xpos and xpos[:1].isalpha() and xpos.isupper() and xpos not in {"X", "_"}:
         return None  # a Penn tag outside JJ*/NN*/RB*/VB* (RP, IN, PRP, ...)
     return {"ADJ": "a", "NOUN": "n", "ADV": "r", "VERB": "v"}.get(upos)
+
+
+# ``get_analyzer.cache_clear()`` forgets the analyzers (as when get_analyzer was lru-cached)
+setattr(get_analyzer, "cache_clear", _analyzer.cache_clear)  # noqa: B010
