@@ -43,7 +43,7 @@ def main() -> None:
     rows = []
     for model in MODELS:
         for approach in ("featurise", "direct", "scaling"):
-            scorer = TextEval(model=model, approach="direct" if approach == "featurise" else approach,
+            scorer = TextEval(features=model, approach="direct" if approach == "featurise" else approach,
                               corpus="mean", quiet=True)
             if model == "tags":
                 get_analyzer.cache_clear()
