@@ -174,6 +174,19 @@ def modules_cache() -> Path:
     return Path(init_dynamic_modules())
 
 
+def module_script(name: str) -> Path:
+    """The wrapper script of metric ``name`` shipped in the package (found without importing
+    the scorer, so installing needs none of the metric's dependencies)."""
+    from nlgmetrics import evaluate_modules
+
+    if name not in nlgmetrics.REGISTRY:
+        raise ValueError(f"unknown metric {name!r}; available: {', '.join(nlgmetrics.REGISTRY)}")
+    script = Path(evaluate_modules.__file__).resolve().parent / name / f"{name}.py"
+    if not script.is_file():
+        raise FileNotFoundError(f"evaluate module for {name!r} not found at {script}")
+    return script
+
+
 def install_modules(names: Sequence[str] | None = None, cache: os.PathLike | None = None) -> list[Path]:
     """Put each metric's evaluate script where ``evaluate.load`` looks for modules it has
     loaded before, so ``evaluate.load("datscore")`` and ``evaluate.load("nlgmetrics/datscore")``
@@ -181,8 +194,8 @@ def install_modules(names: Sequence[str] | None = None, cache: os.PathLike | Non
     Returns the installed script paths."""
     root = Path(cache) if cache is not None else modules_cache()
     installed = []
-    for name in names or nlgmetrics.list_metrics():
-        script = Path(nlgmetrics.metric_path(name)) / f"{name}.py"
+    for name in names or list(nlgmetrics.REGISTRY):
+        script = module_script(name)
         digest = hashlib.sha256(script.read_bytes()).hexdigest()  # 64 hex digits, as evaluate's
         for module in module_names(name):
             folder = root / "metrics" / module
@@ -207,10 +220,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="nlgmetrics install-evaluate", description=main.__doc__)
     parser.add_argument("names", nargs="*", help="metrics (default: all installed)")
     args = parser.parse_args(argv)
-    for name in args.names:
-        nlgmetrics.scorer_class(name)
-    for path in install_modules(args.names or None):
+    try:
+        paths = install_modules(args.names or None)
+    except (ValueError, OSError) as err:
+        parser.error(str(err))
+    for path in paths:
         print(path)
+    print("evaluate.load(name) and evaluate.load('nlgmetrics/<name>') now work offline "
+          "(set HF_EVALUATE_OFFLINE=1 to skip the Hub lookup)")
     return 0
 
 
