@@ -4,9 +4,8 @@ local M2M-100 named by NLGMETRICS_DATSCORE_MODEL, as its example reads it)."""
 import doctest
 import importlib
 
-import pytest
-
 import nlgmetrics
+import pytest
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

@@ -2,12 +2,10 @@
 ``nlgmetrics.metric_path``, and returns the core scorer's numbers; the CLI drives the same
 scorers."""
 import json
-import os
 from pathlib import Path
 
-import pytest
-
 import nlgmetrics
+import pytest
 from nlgmetrics import cli, examples
 
 NAMES = sorted(nlgmetrics.REGISTRY)

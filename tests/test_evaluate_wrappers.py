@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from typing import Any, Dict, List
-
-import pytest
+from pathlib import Path
+from typing import Any, ClassVar
 
 import nlgmetrics
+import pytest
 from nlgmetrics.core.base import Inputs, Record, Scorer
 from nlgmetrics.core.config import MetricConfig, option
 from nlgmetrics.core.result import MetricResult
@@ -35,14 +35,14 @@ class ToyWeighted(Scorer):
 
     name = "toyw"
     Config = WeightedConfig
-    extra_inputs = {"weights": "a factor per segment"}
+    extra_inputs: ClassVar[dict[str, str]] = {"weights": "a factor per segment"}
 
-    def check_extras(self, extras: Dict[str, Any], n: int) -> Dict[str, List[Any]]:
+    def check_extras(self, extras: dict[str, Any], n: int) -> dict[str, list[Any]]:
         if "weights" in extras and len(extras["weights"]) != n:
             raise ValueError(f"weights has {len(extras['weights'])} items but predictions has {n}")
         return {k: [float(x) for x in v] for k, v in extras.items()}
 
-    def score_segments(self, inputs: Inputs) -> List[Record]:
+    def score_segments(self, inputs: Inputs) -> list[Record]:
         weights = inputs.extras.get("weights", [1.0] * len(inputs))
         out = []
         for i, h, r, w in zip(inputs.ids, inputs.predictions, inputs.references, weights):
@@ -50,7 +50,7 @@ class ToyWeighted(Scorer):
             out.append({"id": i, "score": self.config.scale * w * len(a & b) / max(len(a | b), 1)})
         return out
 
-    def reduce_records(self, records: List[Record]) -> MetricResult:
+    def reduce_records(self, records: list[Record]) -> MetricResult:
         scores = [r["score"] for r in records]
         return MetricResult(self.name, scores, sum(scores) / len(scores), self.signature,
                             [{} for _ in records], {})
@@ -116,8 +116,8 @@ def test_unknown_configuration_lists_the_configurations(toy):
 
 
 def test_a_preset_with_an_unknown_option_fails_at_load(toy, monkeypatch):
-    wrapper = open(f"{toy}/toyw.py").read().replace('{"scale": 2.0}', '{"scal": 2.0}')
-    open(f"{toy}/toyw.py", "w").write(wrapper)
+    script = Path(toy, "toyw.py")
+    script.write_text(script.read_text().replace('{"scale": 2.0}', '{"scal": 2.0}'))
     with pytest.raises(ValueError, match="unknown option 'scal'; the options are: scale, mode"):
         evaluate.load(toy, "big")
 
