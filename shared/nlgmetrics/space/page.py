@@ -89,6 +89,7 @@ def status_html(runtime: Runtime, uses_models: bool, preloaded: bool, error: Opt
 def all_warnings(spec: SpaceSpec, scorer: Any, result: MetricResult, inputs: Dict[str, Any]) -> List[Warning_]:
     """The app's warnings and, for English-only metrics, the language check."""
     out = list(spec.warnings(scorer, result, inputs))
+    out += [("metric", str(text)) for text in result.corpus.get("warnings", []) or []]
     if spec.english_only:
         refs = inputs.get("references") or []
         texts = list(inputs["predictions"]) + [r for ref in refs for r in ([ref] if isinstance(ref, str) else ref)]
