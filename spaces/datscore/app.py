@@ -54,7 +54,8 @@ SETTINGS = [
     ui.Setting("direction_weights", label="Direction weights", choices=list(DIRECTION_WEIGHTINGS)),
 ]
 _SRC, _REF = "Le chat est assis sur le tapis.", "The cat is sitting on the mat."
-ANCHORS = (ui.Anchor("exact copy", _REF, _REF, _SRC), ui.Anchor("paraphrase", "The cat sits on the carpet.", _REF, _SRC),
+ANCHORS = (ui.Anchor("exact copy", _REF, _REF, _SRC),
+           ui.Anchor("paraphrase", "The cat sits on the carpet.", _REF, _SRC),
            ui.Anchor("wrong meaning (an error)", "The dog is sleeping on the sofa.", _REF, _SRC))
 LEGEND = [("src → hypo", "the hypothesis generated from the source (and so on for each arrow: from → to)"),
           ("ref", "the reference"), ("trans1", "the source translated into a third language by the same model"),

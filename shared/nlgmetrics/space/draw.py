@@ -118,7 +118,8 @@ def heatmap(row_labels: Sequence[str], col_labels: Sequence[str], matrix: Sequen
             dark = math.isfinite(v) and hi > lo and (v - lo) / (hi - lo) > 0.55
             frame = "outline:3px solid #d62728;outline-offset:-3px;" if (i, j) in marks else ""
             tip = f' title="{html.escape(titles[i][j])}"' if titles is not None else ""
-            cells.append(f'<td data-i="{i}" data-j="{j}" data-value="{v!r}"{" data-marked" if (i, j) in marks else ""}{tip} '
+            mark = " data-marked" if (i, j) in marks else ""
+            cells.append(f'<td data-i="{i}" data-j="{j}" data-value="{v!r}"{mark}{tip} '
                          f'style="background:{_mix(v, lo, hi)};color:{"#fff" if dark else "#222"};{frame}'
                          f'min-width:34px;text-align:center;padding:3px">{fmt(v, digits)}</td>')
         body.append(f'<tr><th style="text-align:right;padding-right:6px;font-weight:500">{html.escape(label)}</th>'

@@ -54,7 +54,8 @@ def setting_choices(spec: OptionSpec, setting: Setting) -> Optional[List[Tuple[s
     return pairs
 
 
-def build_settings(config: Type[MetricConfig], shown: Sequence[Union[str, Setting]], initial: Mapping[str, Any]) -> Dict[str, Any]:
+def build_settings(config: Type[MetricConfig], shown: Sequence[Union[str, Setting]],
+                   initial: Mapping[str, Any]) -> Dict[str, Any]:
     """The gradio widgets of ``shown`` options (created inside the current Blocks context), by
     option name, with ``initial`` values or the configuration's defaults."""
     import gradio as gr
