@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, Dict, List
+from typing import Any
 
+import nlgmetrics
 import numpy as np
 import torch
 from common import table, timer, write_results
-from rome_robustness_cases import FAMILIES
-
-import nlgmetrics
 from nlgmetrics.core.embeddings import bertscore
+from rome_robustness_cases import FAMILIES
 
 
 def share_right(better: np.ndarray, worse: np.ndarray, lower_is_better: bool = False) -> float:
@@ -33,7 +32,7 @@ def main() -> None:
     ap.add_argument("--name", default="rome_robustness", help="results file name")
     args = ap.parse_args()
     torch.set_num_threads(2)
-    options: Dict[str, Any] = {}
+    options: dict[str, Any] = {}
     for item in args.option:
         key, value = item.split("=", 1)
         try:
@@ -53,11 +52,11 @@ def main() -> None:
         bert = np.array(bertscore(hyps, refs, rome.encoder)["f1"])
     columns = {"RoMe-lite": feats["rome"], "F_EMD": feats["f_emd"], "F_TED (lower is better)": feats["f_ted"],
                "F_grammar": feats["f_grammar"], "BERTScore-MiniLM F1": bert}
-    rows: List[List[Any]] = []
+    rows: list[list[Any]] = []
     start = 0
     for family, cases in FAMILIES.items():
         span = slice(start, start + 2 * len(cases))
-        row: List[Any] = [family, len(cases)]
+        row: list[Any] = [family, len(cases)]
         for name, values in columns.items():
             v = values[span]
             row.append(round(share_right(v[0::2], v[1::2], lower_is_better=name.startswith("F_TED")), 3))

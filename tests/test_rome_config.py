@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from nlgmetrics.core.linguistic import Parsed, Token
-from nlgmetrics.rome import RoMeConfig, dependency_tree, emd_similarity, ted_se, word_cosines
+from nlgmetrics.rome import (
+    RoMeConfig,
+    dependency_tree,
+    emd_similarity,
+    ted_se,
+    word_cosines,
+)
 
 
 @pytest.mark.parametrize("options, message", [
@@ -63,7 +68,7 @@ UD_PASSIVE = _parse([("Macbeth", "macbeth", "PROPN", 2, "nsubj:pass"), ("was", "
 def _ted(hyp, ref, roles):
     a, b = dependency_tree(hyp, roles=roles), dependency_tree(ref, roles=roles)
     vocab = sorted(set(a.lemmas + b.lemmas))
-    onehot = lambda ws: np.array([[float(w == v) for v in vocab] for w in ws])  # noqa: E731
+    onehot = lambda ws: np.array([[float(w == v) for v in vocab] for w in ws])
     return ted_se(a, b, onehot(a.lemmas), onehot(b.lemmas))[0]
 
 

@@ -8,7 +8,6 @@ import json
 
 import numpy as np
 import pytest
-
 from nlgmetrics.core.resources import data_path
 from nlgmetrics.rome import FEATURE_ORDER, RoMe, ScorerNetwork
 
@@ -64,7 +63,12 @@ def _words() -> list:
 def tiny_models(tmp_path_factory):
     """A random 1-layer BERT encoder and a random BERT CoLA classifier with a word vocabulary."""
     import torch
-    from transformers import BertConfig, BertForSequenceClassification, BertModel, BertTokenizerFast
+    from transformers import (
+        BertConfig,
+        BertForSequenceClassification,
+        BertModel,
+        BertTokenizerFast,
+    )
 
     torch.manual_seed(0)
     root = tmp_path_factory.mktemp("tiny_rome")
@@ -86,8 +90,8 @@ def tiny_models(tmp_path_factory):
 
 
 def test_paper_profile_fits_a_network_once_and_caches_it(tiny_models, tmp_path, monkeypatch):
-    import nlgmetrics.rome.fitting as fitting
     import nlgmetrics.training.rome_scorer as training
+    from nlgmetrics.rome import fitting
 
     monkeypatch.setenv("NLGMETRICS_CACHE", str(tmp_path))
     monkeypatch.setattr(fitting, "FIT_PAIRS_PER_CLASS", 20)

@@ -13,8 +13,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -31,14 +32,14 @@ def _texts(rows: Sequence[Any]) -> tuple:
     return [r[1] for r in rows], [r[0] for r in rows]
 
 
-def main(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cache", type=Path, default=None, help="an .npz of computed features (reused when present)")
     args = parser.parse_args(argv)
     pairs = make_pairs()
     rows = pairs["train"] + pairs["test"]
     hyps, refs = _texts(rows)
-    cached: Dict[str, np.ndarray] = {}
+    cached: dict[str, np.ndarray] = {}
     if args.cache and args.cache.exists():
         with np.load(args.cache) as data:
             cached = {k: data[k] for k in data.files}
@@ -62,7 +63,7 @@ def main(argv: Optional[Sequence[str]] = None) -> Dict[str, Any]:
         save()
     n_train = len(pairs["train"])
     y = np.array([r[3] for r in rows], dtype=np.float32)
-    results: List[Dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
     for alignment, tree, vectors in itertools.product(ALIGNMENTS, TREES, VECTORS):
         x = np.column_stack([cached["grammar"], cached[f"ted_{tree}_{vectors}"], cached[f"emd_{alignment}"]])
         net = train_network(x[:n_train], y[:n_train])
