@@ -7,10 +7,9 @@ import math
 import warnings
 from pathlib import Path
 
+import nlgmetrics
 import numpy as np
 import pytest
-
-import nlgmetrics
 from nlgmetrics.core.models import ModelUnavailableError
 from nlgmetrics.rome import RoMe, preprocess
 
@@ -166,7 +165,11 @@ def test_paper_profile_offline_error_is_clean(monkeypatch):
 
 def _tiny_cola_classifier(path):
     """A random two-label BERT classifier with a word-level vocabulary, saved locally."""
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+    from transformers import (
+        BertConfig,
+        BertForSequenceClassification,
+        BertTokenizerFast,
+    )
 
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "a", "dog"]
     (path / "vocab.txt").write_text("\n".join(words) + "\n")

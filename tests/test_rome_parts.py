@@ -8,12 +8,20 @@ import random
 
 import numpy as np
 import pytest
-
 from nlgmetrics.core.tree_edit import tree_edit_distance
 from nlgmetrics.core.trees import Tree
-from nlgmetrics.rome import (DependencyTree, ScorerNetwork, earth_movers_distance, emd_similarity,
-                             hard_alignment, preprocess, relative_position_gap, tfidf_weights,
-                             transport_distance, ted_se)
+from nlgmetrics.rome import (
+    DependencyTree,
+    ScorerNetwork,
+    earth_movers_distance,
+    emd_similarity,
+    hard_alignment,
+    preprocess,
+    relative_position_gap,
+    ted_se,
+    tfidf_weights,
+    transport_distance,
+)
 
 
 # -- F_EMD ---------------------------------------------------------------------------------
@@ -84,9 +92,9 @@ def test_passive_of_equal_length_scores_as_the_active_form_with_lexical_vectors(
     # with word-identity vectors the alignment is exact; the soft penalty then vanishes for
     # equal lengths, so the passive order scores exactly what the same words score in the
     # reference's (active) order, and an unequal length costs only the small soft penalty
-    ref = "the critics have praised the novel".split()
-    passive = "the novel was praised by critics".split()
-    active = "the critics praised novel was by".split()
+    ref = ["the", "critics", "have", "praised", "the", "novel"]
+    passive = ["the", "novel", "was", "praised", "by", "critics"]
+    active = ["the", "critics", "praised", "novel", "was", "by"]
     vocab = sorted(set(ref + active + passive + ["by"]))
     f_active, _ = emd_similarity(active, ref, _one_hot(active, vocab), _one_hot(ref, vocab))
     f_passive, pairs = emd_similarity(passive, ref, _one_hot(passive, vocab), _one_hot(ref, vocab))
@@ -159,7 +167,7 @@ def brute_force_ted(t1: Tree, t2: Tree, cost) -> float:
     """The textbook forest recursion (rightmost roots), memoised; independent of Zhang-Shasha."""
     f1, f2 = _frozen(t1, [0]), _frozen(t2, [0])
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def fd(a: tuple, b: tuple) -> float:
         if not a and not b:
             return 0.0
@@ -260,7 +268,7 @@ def test_ted_se_equals_brute_force_with_semantic_costs():
         assert norm == pytest.approx(min(raw / max(n1, n2), 1.0))
 
 
-def test_ted_se_ranges_and_normalisations():
+def test_ted_se_ranges_and_normalizations():
     empty = _dep([], [])
     one = _dep(["word"], [-1])
     assert ted_se(empty, empty, np.zeros((0, 2)), np.zeros((0, 2))) == (0.0, 0.0)
@@ -275,9 +283,9 @@ def test_ted_se_ranges_and_normalisations():
     # more than the larger tree, so the max-normalised distance is clipped at 1
     norm, raw = ted_se(chain, star, zeros, far)
     assert raw == 7.0 and norm == 1.0
-    assert ted_se(chain, star, zeros, far, normalisation="sum")[0] == pytest.approx(7 / 8)
+    assert ted_se(chain, star, zeros, far, normalization="sum")[0] == pytest.approx(7 / 8)
     with pytest.raises(ValueError):
-        ted_se(chain, star, zeros, far, normalisation="min")
+        ted_se(chain, star, zeros, far, normalization="min")
 
 
 def test_dependency_tree_drops_punctuation_and_keeps_dependents():

@@ -2,29 +2,33 @@
 pairs built from text the project ships (``nlgmetrics/data/rome_scorer_facts.json``:
 general-knowledge facts and invented venues realised with hand-written templates).
 
-    python -m nlgmetrics.training.rome_scorer --profile lite
-    python -m nlgmetrics.training.rome_scorer --profile paper   # needs the hub checkpoints
+    python -m nlgmetrics.training.rome_scorer --profile lite   # the shipped lite network
+
+Any other configuration (the paper profile, an own encoder or classifier) fits its network on
+its own features the first time it scores: :func:`fit_network`, called and cached by
+``nlgmetrics.rome.fitting``.
 
 Positives (label 1): a reference realisation of a fact with a meaning-preserving variant (a
 different template, an adjective or verb synonym, or the same sentence). Negatives (label 0):
 a realisation perturbed by one of entity swap (a slot value from another fact of the same
 kind), antonym replacement (WordNet), random-word replacement (a word from the corpus or the
-TextAttack placeholder ``AAA``), repetition, or deletion. 2,500 + 2,500 training pairs and
-500 + 500 test pairs, fixed seed. The network (3 -> 30 -> 20 ReLU -> 1, features ordered
-grammar, TED, EMD) is trained with SGD (learning rate 1e-4, momentum 0.9) on binary
-cross-entropy, and written to ``nlgmetrics/data/rome_scorer_<profile>.json``.
-
-``--features-profile lite`` trains the paper profile's network on lite features when the
-paper's checkpoints cannot be loaded (the shipped paper weights were made so; see the card).
+TextAttack placeholder ``AAA``), repetition, deletion, or role reversal (two slot values
+exchanged: "France is the capital of Paris"). Passive rewrites and clause reorderings are
+positives through the templates. 2,500 + 2,500 training pairs and 500 + 500 test pairs, fixed
+seed. The network is monotone by construction (see ``nlgmetrics.rome.network``), trained with
+full-batch Adam on binary cross-entropy in one thread: the same features give the same
+weights bit for bit. Written to ``nlgmetrics/data/rome_scorer_<profile>.json``.
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 import torch
@@ -35,22 +39,20 @@ from ..rome import FEATURE_ORDER, RoMe
 SEED = 0
 N_TRAIN = 2500  # per class
 N_TEST = 500  # per class
-PERTURBATIONS = ("entity_swap", "antonym", "random_word", "repetition", "deletion")
-LEARNING_RATE = 1e-4
-MOMENTUM = 0.9
-EPOCHS = 400
-BATCH_SIZE = 16
+PERTURBATIONS = ("entity_swap", "antonym", "random_word", "repetition", "deletion", "role_reversal")
+LEARNING_RATE = 0.02
+STEPS = 1500
 HIDDEN = (30, 20)
 
-Fact = Dict[str, str]
+Fact = dict[str, str]
 
 
 class PairBuilder:
     """Builds labelled (reference, hypothesis, kind) triples from the facts file."""
 
-    def __init__(self, facts: Dict, rng: random.Random) -> None:
+    def __init__(self, facts: dict, rng: random.Random) -> None:
         self.categories = facts["categories"]
-        self.synonyms: Dict[str, str] = facts["synonyms"]
+        self.synonyms: dict[str, str] = facts["synonyms"]
         self.rng = rng
         self.vocabulary = sorted({w for c in self.categories.values() for f in c["facts"]
                                   for t in c["templates"] for w in self.realise(t, f).rstrip(".").split()})
@@ -60,11 +62,11 @@ class PairBuilder:
         text = fix_articles(template.format(**fact))
         return text[0].upper() + text[1:]
 
-    def sample_fact(self) -> Tuple[str, Fact]:
+    def sample_fact(self) -> tuple[str, Fact]:
         name = self.rng.choice(sorted(self.categories))
         return name, self.rng.choice(self.categories[name]["facts"])
 
-    def positive(self) -> Tuple[str, str, str]:
+    def positive(self) -> tuple[str, str, str]:
         name, fact = self.sample_fact()
         templates = self.categories[name]["templates"]
         ref = self.realise(self.rng.choice(templates), fact)
@@ -78,14 +80,14 @@ class PairBuilder:
                 return ref, swapped, "synonym"
         return ref, hyp, "paraphrase"
 
-    def synonym(self, text: str) -> Optional[str]:
+    def synonym(self, text: str) -> str | None:
         options = [k for k in self.synonyms if re.search(rf"\b{re.escape(k)}\b", text)]
         if not options:
             return None
         key = self.rng.choice(sorted(options))
         return re.sub(rf"\b{re.escape(key)}\b", self.synonyms[key], text, count=1)
 
-    def negative(self) -> Tuple[str, str, str]:
+    def negative(self) -> tuple[str, str, str]:
         name, fact = self.sample_fact()
         templates = self.categories[name]["templates"]
         ref = self.realise(self.rng.choice(templates), fact)
@@ -97,12 +99,20 @@ class PairBuilder:
                 return ref, hyp, kind
         raise RuntimeError("no perturbation applies")  # deletion always applies
 
-    def entity_swap(self, name: str, fact: Fact, template: str) -> Optional[str]:
+    def entity_swap(self, name: str, fact: Fact, template: str) -> str | None:
         slot = self.rng.choice(sorted(fact))
         others = sorted({f[slot] for f in self.categories[name]["facts"]} - {fact[slot]})
         return self.realise(template, {**fact, slot: self.rng.choice(others)}) if others else None
 
-    def antonym(self, name: str, fact: Fact, template: str) -> Optional[str]:
+    def role_reversal(self, name: str, fact: Fact, template: str) -> str | None:
+        """The fact's first two slot values exchanged ("Paris is the capital of France" ->
+        "France is the capital of Paris"): the same words in reversed roles."""
+        a, b = list(fact)[:2]
+        if fact[a] == fact[b]:
+            return None
+        return self.realise(template, {**fact, a: fact[b], b: fact[a]})
+
+    def antonym(self, name: str, fact: Fact, template: str) -> str | None:
         words = self.realise(template, fact).rstrip(".").split()
         candidates = [(i, a) for i, w in enumerate(words) for a in [antonym_of(w.lower())] if a]
         if not candidates:
@@ -111,7 +121,7 @@ class PairBuilder:
         words[i] = ant
         return fix_articles(" ".join(words) + ".")
 
-    def random_word(self, name: str, fact: Fact, template: str) -> Optional[str]:
+    def random_word(self, name: str, fact: Fact, template: str) -> str | None:
         words = self.realise(template, fact).rstrip(".").split()
         count = self.rng.randint(1, max(1, min(3, len(words) // 3)))
         start = self.rng.randrange(len(words) - count + 1)
@@ -120,7 +130,7 @@ class PairBuilder:
             words[i] = filler or self.rng.choice(self.vocabulary)
         return " ".join(words) + "."
 
-    def repetition(self, name: str, fact: Fact, template: str) -> Optional[str]:
+    def repetition(self, name: str, fact: Fact, template: str) -> str | None:
         words = self.realise(template, fact).rstrip(".").split()
         span = self.rng.randint(1, 2)
         start = self.rng.randrange(max(1, len(words) - span + 1))
@@ -128,7 +138,7 @@ class PairBuilder:
         piece = words[start:start + span]
         return " ".join(words[:start + span] + piece * times + words[start + span:]) + "."
 
-    def deletion(self, name: str, fact: Fact, template: str) -> Optional[str]:
+    def deletion(self, name: str, fact: Fact, template: str) -> str | None:
         words = self.realise(template, fact).rstrip(".").split()
         if len(words) < 3:
             return None
@@ -136,7 +146,7 @@ class PairBuilder:
         drop = set(self.rng.sample(range(len(words)), count))
         return " ".join(w for i, w in enumerate(words) if i not in drop) + "."
 
-    def build(self, n_per_class: int) -> List[Tuple[str, str, str, int]]:
+    def build(self, n_per_class: int) -> list[tuple[str, str, str, int]]:
         rows = [(*self.positive(), 1) for _ in range(n_per_class)]
         rows += [(*self.negative(), 0) for _ in range(n_per_class)]
         return rows
@@ -147,10 +157,10 @@ def fix_articles(text: str) -> str:
     return re.sub(r"\b([Aa]) (?=[aeiouAEIOU])", r"\1n ", text)
 
 
-_ANTONYMS: Dict[str, Optional[str]] = {}
+_ANTONYMS: dict[str, str | None] = {}
 
 
-def antonym_of(word: str) -> Optional[str]:
+def antonym_of(word: str) -> str | None:
     """A WordNet antonym of an adjective (first sense that has one), or None."""
     if word not in _ANTONYMS:
         found = None
@@ -165,96 +175,118 @@ def antonym_of(word: str) -> Optional[str]:
     return _ANTONYMS[word]
 
 
-def make_pairs(seed: int = SEED) -> Dict[str, List[Tuple[str, str, str, int]]]:
+def make_pairs(seed: int = SEED, n_train: int = N_TRAIN, n_test: int = N_TEST
+               ) -> dict[str, list[tuple[str, str, str, int]]]:
+    """``n_train`` / ``n_test`` pairs per class, from a fixed seed."""
     builder = PairBuilder(json.loads(data_path("rome_scorer_facts.json").read_text()), random.Random(seed))
-    return {"train": builder.build(N_TRAIN), "test": builder.build(N_TEST)}
+    return {"train": builder.build(n_train), "test": builder.build(n_test)}
 
 
-def network(seed: int = SEED) -> torch.nn.Sequential:
-    """3 -> 30 -> 20 -> ReLU -> 1 (the reference code's layout; sigmoid in the loss)."""
-    torch.manual_seed(seed)
-    return torch.nn.Sequential(torch.nn.Linear(len(FEATURE_ORDER), HIDDEN[0]), torch.nn.Linear(*HIDDEN),
-                               torch.nn.ReLU(), torch.nn.Linear(HIDDEN[1], 1))
+class MonotoneNetwork(torch.nn.Module):
+    """u = (F_grammar, 1 - F_TED, F_EMD) -> 30 -> ReLU -> 20 -> ReLU -> 1 (sigmoid in the
+    loss), every weight softplus(raw) >= 0: non-decreasing in each entry of u by construction."""
+
+    def __init__(self, seed: int = SEED) -> None:
+        super().__init__()
+        gen = torch.Generator().manual_seed(seed)
+        sizes = (len(FEATURE_ORDER),) + HIDDEN + (1,)
+        self.raw = torch.nn.ParameterList(
+            [torch.nn.Parameter(torch.randn(b, a, generator=gen) * 0.5 - 1.0) for a, b in itertools.pairwise(sizes)])
+        self.bias = torch.nn.ParameterList(
+            [torch.nn.Parameter(torch.randn(b, generator=gen) * 0.1) for b in sizes[1:]])
+
+    def weights(self) -> list[torch.Tensor]:
+        return [torch.nn.functional.softplus(v) for v in self.raw]
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        """Logits for rows ordered as FEATURE_ORDER (F_TED as given: a distance)."""
+        h = torch.stack([features[:, 0], 1.0 - features[:, 1], features[:, 2]], dim=1)
+        w = self.weights()
+        for k, (weight, bias) in enumerate(zip(w, self.bias)):
+            h = h @ weight.T + bias
+            if k < len(w) - 1:
+                h = torch.relu(h)
+        return h[:, 0]
+
+    def export(self) -> list[dict[str, Any]]:
+        """Layers as the JSON file stores them (non-negative weights, 7 decimals)."""
+        with torch.no_grad():
+            return [{"weight": np.round(w.double().numpy(), 7).tolist(), "bias": np.round(b.double().numpy(), 7).tolist()}
+                    for w, b in zip(self.weights(), self.bias)]
 
 
-def train_network(x: np.ndarray, y: np.ndarray, seed: int = SEED) -> torch.nn.Sequential:
-    net = network(seed)
-    opt = torch.optim.SGD(net.parameters(), lr=LEARNING_RATE, momentum=MOMENTUM)
-    xt, yt = torch.tensor(x, dtype=torch.float32), torch.tensor(y, dtype=torch.float32)
-    gen = torch.Generator().manual_seed(seed)
-    loss_fn = torch.nn.BCEWithLogitsLoss()
-    for epoch in range(EPOCHS):
-        order = torch.randperm(len(xt), generator=gen)
-        for start in range(0, len(xt), BATCH_SIZE):
-            idx = order[start:start + BATCH_SIZE]
+def train_network(x: np.ndarray, y: np.ndarray, seed: int = SEED) -> MonotoneNetwork:
+    """Full-batch Adam on binary cross-entropy, fixed seed, one thread: the same features
+    give the same weights bit for bit."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        net = MonotoneNetwork(seed)
+        opt = torch.optim.Adam(net.parameters(), lr=LEARNING_RATE)
+        xt, yt = torch.tensor(x, dtype=torch.float32), torch.tensor(y, dtype=torch.float32)
+        loss_fn = torch.nn.BCEWithLogitsLoss()
+        for step in range(STEPS):
             opt.zero_grad()
-            loss = loss_fn(net(xt[idx])[:, 0], yt[idx])
+            loss = loss_fn(net(xt), yt)
             loss.backward()
             opt.step()
-        if (epoch + 1) % 100 == 0:
-            with torch.no_grad():
-                print(f"epoch {epoch + 1}: train loss {float(loss_fn(net(xt)[:, 0], yt)):.4f}")
+    finally:
+        torch.set_num_threads(threads)
     return net
 
 
-def features(scorer: RoMe, rows: Sequence[Tuple[str, str, str, int]]) -> np.ndarray:
+def features(scorer: RoMe, rows: Sequence[tuple[str, str, str, int]]) -> np.ndarray:
     feats = scorer.features([r[1] for r in rows], [r[0] for r in rows], final=False)
     return np.column_stack([feats[k] for k in FEATURE_ORDER])
 
 
-def accuracy_by_kind(prob: np.ndarray, rows: Sequence[Tuple[str, str, str, int]]) -> Dict[str, float]:
-    out: Dict[str, List[bool]] = {}
+def accuracy_by_kind(prob: np.ndarray, rows: Sequence[tuple[str, str, str, int]]) -> dict[str, float]:
+    out: dict[str, list[bool]] = {}
     for p, (_, _, kind, label) in zip(prob, rows):
         out.setdefault(kind, []).append((p > 0.5) == bool(label))
     out["all"] = [(p > 0.5) == bool(r[3]) for p, r in zip(prob, rows)]
     return {k: round(float(np.mean(v)), 4) for k, v in sorted(out.items())}
 
 
-def main(argv=None) -> Dict:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--profile", choices=("lite", "paper"), default="lite")
-    parser.add_argument("--features-profile", choices=("lite", "paper"), default=None,
-                        help="profile computing the features (default: --profile)")
-    parser.add_argument("--output", type=Path, default=None)
-    parser.add_argument("--features-cache", type=Path, default=None,
-                        help="an .npz to reuse the computed features from (written when missing)")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(max(1, min(2, torch.get_num_threads())))
-    feature_profile = args.features_profile or args.profile
-    output = args.output or DATA_DIR / f"rome_scorer_{args.profile}.json"
-
-    pairs = make_pairs()
-    scorer = RoMe(profile=feature_profile, quiet=True)
-    if args.features_cache and args.features_cache.exists():
-        with np.load(args.features_cache) as cached:
-            x_train, x_test = cached["train"], cached["test"]
-    else:
-        x_train, x_test = features(scorer, pairs["train"]), features(scorer, pairs["test"])
-        if args.features_cache:
-            np.savez(args.features_cache, train=x_train, test=x_test)
+def fit_network(scorer: RoMe, n_per_class: int = N_TRAIN, n_test: int = N_TEST,
+                seed: int = SEED) -> dict[str, Any]:
+    """Fit the monotone network on ``scorer``'s own features of the self-supervised pairs;
+    returns the JSON payload (layers, settings, held-out accuracy per pair kind)."""
+    pairs = make_pairs(seed, n_per_class, n_test)
+    x_train, x_test = features(scorer, pairs["train"]), features(scorer, pairs["test"])
     y_train = np.array([r[3] for r in pairs["train"]], dtype=np.float32)
-    net = train_network(x_train, y_train)
+    net = train_network(x_train, y_train, seed)
     with torch.no_grad():
-        prob_test = torch.sigmoid(net(torch.tensor(x_test, dtype=torch.float32))[:, 0]).numpy()
-        prob_train = torch.sigmoid(net(torch.tensor(x_train, dtype=torch.float32))[:, 0]).numpy()
+        prob_test = torch.sigmoid(net(torch.tensor(x_test, dtype=torch.float32))).numpy()
+        prob_train = torch.sigmoid(net(torch.tensor(x_train, dtype=torch.float32))).numpy()
     report = {"train_accuracy": accuracy_by_kind(prob_train, pairs["train"]),
               "test_accuracy": accuracy_by_kind(prob_test, pairs["test"])}
-    linear = [m for m in net if isinstance(m, torch.nn.Linear)]
-    payload = {
-        "architecture": "3 -> 30 -> 20 -> ReLU -> 1 -> sigmoid",
+    return {
+        "kind": "monotone",
+        "architecture": "u = (F_grammar, 1 - F_TED, F_EMD) -> 30 -> ReLU -> 20 -> ReLU -> 1 -> sigmoid, "
+                        "weights >= 0",
         "feature_order": list(FEATURE_ORDER),
-        "profile": args.profile, "features_profile": feature_profile,
-        "features_model": scorer.signature,
-        "training": {"seed": SEED, "pairs_per_class": N_TRAIN, "test_pairs_per_class": N_TEST,
-                     "optimizer": f"SGD lr={LEARNING_RATE} momentum={MOMENTUM}", "epochs": EPOCHS,
-                     "batch_size": BATCH_SIZE, "loss": "binary cross-entropy",
-                     "data": "rome_scorer_facts.json", "perturbations": list(PERTURBATIONS)},
+        "features_model": scorer.signature.replace("|net:", "|fitted-for:"),
+        "training": {"seed": seed, "pairs_per_class": n_per_class, "test_pairs_per_class": n_test,
+                     "optimizer": f"full-batch Adam lr={LEARNING_RATE}", "steps": STEPS,
+                     "loss": "binary cross-entropy", "data": "rome_scorer_facts.json",
+                     "perturbations": list(PERTURBATIONS)},
         "report": report,
-        "layers": [{"weight": np.round(m.weight.detach().numpy().astype(np.float64), 7).tolist(),
-                    "bias": np.round(m.bias.detach().numpy().astype(np.float64), 7).tolist()} for m in linear],
+        "layers": net.export(),
     }
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profile", choices=("lite",), default="lite")
+    parser.add_argument("--output", type=Path, default=None)
+    args = parser.parse_args(argv)
+    output = args.output or DATA_DIR / f"rome_scorer_{args.profile}.json"
+    scorer = RoMe(profile=args.profile, quiet=True, device="cpu", scorer_weights=str(output.name))
+    payload = fit_network(scorer)
+    payload["profile"] = args.profile
     output.write_text(json.dumps(payload, indent=1) + "\n")
-    print(json.dumps(report, indent=1))
+    print(json.dumps(payload["report"], indent=1))
     print(f"wrote {output}")
     return payload
 

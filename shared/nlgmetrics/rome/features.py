@@ -1,0 +1,289 @@
+"""RoMe's features without models: preprocessing, F_EMD (hard alignment, soft position
+penalty, TF-IDF weights, optimal transport) and F_TED (lemma dependency trees, TED-SE).
+
+    F_EMD = 1 - EMD over hard-aligned, softly position-penalised contextual word vectors
+    F_TED = TED-SE / max(|T_h|, |T_r|): tree edit distance of the lemmatised dependency
+            trees, two nodes equal when their words' cosine >= delta_TED (a distance)
+
+Preprocessing for F_EMD: lowercase, punctuation (Unicode P*) replaced by spaces, whitespace
+words. Hard alignment: each hypothesis word i, in order, takes j* = argmax_j cos(h_i, r_j) *
+(1 - |i/m - j/n|) (1-based positions); the pair is kept only when cos(h_i, r_j*) > delta_EMD
+and r_j* is still free. Kept pairs cost d_ij = 1 - cos * exp(-gamma * 2|m-n|/(m+n) *
+|i/m - j/n|), all other pairs 1; word weights are TF-IDF over the pair's two sentences,
+normalised per sentence; EMD is the optimal transport cost (POT's ``ot.emd``).
+
+Words the encoder cannot represent (all of their subwords are the unknown token, e.g. words
+longer than 100 characters) are compared by their text: cosine 1 when equal, else 0.
+
+>>> hard_alignment(np.array([[0.9, 0.7], [0.95, 0.2]]))  # word 2 wants column 0, already taken
+[(0, 0)]
+"""
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.base import check_choice
+from ..core.embeddings import normalize_rows
+from ..core.linguistic import Parsed
+from ..core.tree_edit import tree_edit_distance
+from ..core.trees import Tree
+
+DELTA_EMD = 0.60
+DELTA_TED = 0.65
+GAMMA = 0.07
+ROOT_LABEL = "<root>"
+COMPONENTS = ("rome", "emd", "ted", "grammar")
+TED_NORMALIZATIONS = ("max", "sum")
+ALIGNMENT_RULES = ("argmax", "thresholded")
+
+
+# -- preprocessing --------------------------------------------------------------------------
+def preprocess(text: str) -> list[str]:
+    """Lowercased whitespace words with punctuation (Unicode category P*) replaced by spaces.
+    Symbols such as emoji are kept; a text of only punctuation gives no words."""
+    chars = [" " if unicodedata.category(c).startswith("P") else c for c in text.lower()]
+    return "".join(chars).split()
+
+
+def clip_words(text: str, max_words: int) -> tuple[str, bool]:
+    """The first ``max_words`` whitespace words of ``text`` (and whether it was cut)."""
+    words = text.split()
+    if len(words) <= max_words:
+        return text, False
+    return " ".join(words[:max_words]), True
+
+
+# -- F_EMD ----------------------------------------------------------------------------------
+def tfidf_weights(words: Sequence[str], other: Sequence[str]) -> np.ndarray:
+    """Per-position weights (1 + log10 tf) * log10(1 + N / df), N = 2 documents (this sentence
+    and the other one of the pair), normalised to sum to 1 (empty for no words)."""
+    if not words:
+        return np.zeros(0)
+    tf: dict[str, int] = {}
+    for w in words:
+        tf[w] = tf.get(w, 0) + 1
+    other_set = set(other)
+    raw = np.array([(1 + math.log10(tf[w])) * math.log10(1 + 2 / (1 + (w in other_set))) for w in words])
+    return raw / raw.sum()
+
+
+def relative_position_gap(m: int, n: int) -> np.ndarray:
+    """|i/m - j/n| for 1-based positions i <= m, j <= n."""
+    return np.abs(np.arange(1, m + 1)[:, None] / m - np.arange(1, n + 1)[None, :] / n)
+
+
+def hard_alignment(cos: np.ndarray, delta: float = DELTA_EMD, rule: str = "argmax") -> list[tuple[int, int]]:
+    """One-to-one word pairs (hypothesis i, reference j), each with cos > delta. For each i in
+    order, with alignment score cos * (1 - |i/m - j/n|):
+
+    - ``argmax`` (the specification): j* maximises the score over all j; the pair is kept when
+      cos(i, j*) > delta and j* is still free (a repeated word loses to its first copy).
+    - ``thresholded``: j* maximises the score over the free j with cos > delta (a word moved
+      far, as in a passive rewrite, is not lost to a nearer, dissimilar word).
+    """
+    check_choice("alignment rule", rule, ALIGNMENT_RULES)
+    m, n = cos.shape
+    if m == 0 or n == 0:
+        return []
+    scores = cos * (1.0 - relative_position_gap(m, n))
+    taken = np.zeros(n, dtype=bool)
+    pairs = []
+    for i in range(m):
+        if rule == "thresholded":
+            allowed = (cos[i] > delta) & ~taken
+            if not allowed.any():
+                continue
+            j = int(np.argmax(np.where(allowed, scores[i], -np.inf)))
+        else:
+            j = int(np.argmax(scores[i]))
+        if cos[i, j] > delta and not taken[j]:
+            taken[j] = True
+            pairs.append((i, j))
+    return pairs
+
+
+def transport_distance(cos: np.ndarray, pairs: Sequence[tuple[int, int]],
+                       gamma: float = GAMMA) -> np.ndarray:
+    """d_ij = 1 - cos_ij * exp(-gamma * 2|m-n|/(m+n) * |i/m - j/n|) for aligned pairs, 1 elsewhere."""
+    m, n = cos.shape
+    dist = np.ones((m, n))
+    if pairs:
+        gap = relative_position_gap(m, n)
+        rows, cols = np.array(pairs).T
+        penalty = np.exp(-gamma * (2 * abs(m - n) / (m + n)) * gap[rows, cols])
+        dist[rows, cols] = 1.0 - cos[rows, cols] * penalty
+    return dist
+
+
+def earth_movers_distance(dist: np.ndarray, hyp_weights: np.ndarray, ref_weights: np.ndarray) -> float:
+    """sum f_ij d_ij / sum f_ij for the optimal flow under the paper's Eq. 2 (flows >= 0, row
+    and column sums bounded by the weights, total flow = the smaller total). With both weight
+    vectors normalised the bounds are tight and this is ``ot.emd``."""
+    import ot
+
+    a = np.asarray(hyp_weights, dtype=np.float64)
+    b = np.asarray(ref_weights, dtype=np.float64)
+    total = min(a.sum(), b.sum())
+    # scale both sides to the smaller total: with equal totals the problem is balanced
+    flow = ot.emd(a * total / a.sum(), b * total / b.sum(), np.ascontiguousarray(dist, dtype=np.float64))
+    return float((flow * dist).sum() / flow.sum())
+
+
+def word_cosines(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: np.ndarray,
+                 ref_vecs: np.ndarray, hyp_opaque: Sequence[bool] | None = None,
+                 ref_opaque: Sequence[bool] | None = None) -> np.ndarray:
+    """Cosines of the word vectors in [-1, 1]; a pair with an opaque word (one the encoder
+    maps to its unknown token only) gets 1 when the two texts are equal, else 0."""
+    cos = np.clip(normalize_rows(hyp_vecs) @ normalize_rows(ref_vecs).T, -1.0, 1.0)
+    if hyp_opaque is not None and ref_opaque is not None and (any(hyp_opaque) or any(ref_opaque)):
+        either = np.asarray(hyp_opaque, dtype=bool)[:, None] | np.asarray(ref_opaque, dtype=bool)[None, :]
+        same = np.array([[a == b for b in ref_words] for a in hyp_words], dtype=bool)
+        cos = np.where(either, same.astype(float), cos)
+    return cos
+
+
+def emd_similarity(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: np.ndarray,
+                   ref_vecs: np.ndarray, *, delta: float = DELTA_EMD, gamma: float = GAMMA,
+                   alignment: str = "argmax", hyp_opaque: Sequence[bool] | None = None,
+                   ref_opaque: Sequence[bool] | None = None) -> tuple[float, list[tuple[int, int]]]:
+    """F_EMD = 1 - EMD and the hard alignment; 0 when either side has no words. ``*_opaque``
+    mark words compared by their text (see :func:`word_cosines`)."""
+    if not len(hyp_words) or not len(ref_words):
+        return 0.0, []
+    cos = word_cosines(hyp_words, ref_words, hyp_vecs, ref_vecs, hyp_opaque, ref_opaque)
+    pairs = hard_alignment(cos, delta, alignment)
+    dist = transport_distance(cos, pairs, gamma)
+    emd = earth_movers_distance(dist, tfidf_weights(hyp_words, ref_words),
+                                tfidf_weights(ref_words, hyp_words))
+    return float(np.clip(1.0 - emd, 0.0, 1.0)), pairs
+
+
+# -- F_TED ----------------------------------------------------------------------------------
+@dataclass
+class DependencyTree:
+    """A lemma tree under a virtual root, with the lemma row of each node in post-order
+    (-1 for the root). ``lemmas`` are the node words in sentence order; ``roles`` (trees built
+    with ``roles=True``) their voice-normalised core role: ``subj``, ``obj`` or empty."""
+
+    tree: Tree
+    lemmas: list[str]
+    postorder_rows: list[int]
+    roles: list[str] | None = None
+
+    @property
+    def size(self) -> int:
+        """Number of word nodes (the virtual root is not counted)."""
+        return len(self.lemmas)
+
+
+TREE_KINDS = ("lemma", "roles")
+#: word classes left out of a ``roles`` tree (auxiliaries, articles, prepositions, conjunctions)
+FUNCTION_UPOS = ("DET", "AUX", "ADP", "CCONJ", "SCONJ")
+_SUBJ = ("nsubj", "csubj")
+_OBJ = ("obj", "dobj", "iobj", "dative", "nsubjpass", "nsubj:pass", "csubjpass", "csubj:pass")
+_ROLE_RANK = {"subj": 0, "obj": 1, "": 2}
+
+
+def core_role(parsed: Parsed, tok: int) -> str:
+    """``subj`` for an active subject or a passive agent (spaCy ``agent`` + ``pobj``, UD
+    ``obl:agent`` or ``obl`` with case "by"), ``obj`` for an object or a passive subject, else
+    an empty string: the role in the active voice."""
+    t = parsed.tokens[tok]
+    rel = t.deprel.lower()
+    if rel in _SUBJ:
+        return "subj"
+    if rel in _OBJ:
+        return "obj"
+    if rel == "obl:agent":
+        return "subj"
+    if rel == "obl" and any(c.head == tok and c.deprel.lower() == "case" and c.lemma.lower() == "by"
+                            for c in parsed.tokens):
+        return "subj"
+    if rel == "pobj" and 0 <= t.head < len(parsed.tokens) and parsed.tokens[t.head].deprel.lower() == "agent":
+        return "subj"
+    return ""
+
+
+def dependency_tree(parsed: Parsed, max_words: int | None = None, *, roles: bool = False) -> DependencyTree:
+    """The lemmatised dependency tree of a parse: punctuation dropped (its dependents move to
+    its head), words past ``max_words`` dropped the same way, sentence roots under one
+    virtual root. Lemmas are lowercased.
+
+    With ``roles`` (the ``ted_tree="roles"`` option): function words (:data:`FUNCTION_UPOS`)
+    are dropped too, each word carries its active-voice core role (:func:`core_role`), and a
+    node's children are ordered subject, object, then the rest in sentence order, so that a
+    passive and its active form give the same tree and a role reversal does not."""
+    drop = ("PUNCT", "SPACE") + (FUNCTION_UPOS if roles else ())
+    keep = [i for i, t in enumerate(parsed.tokens) if t.upos not in drop and t.text.strip()]
+    if max_words is not None:
+        keep = keep[:max_words]
+    row_of = {tok: row for row, tok in enumerate(keep)}
+    role_of = {tok: core_role(parsed, tok) if roles else "" for tok in keep}
+    children: dict[int, list[int]] = {-1: []}
+    for tok in keep:
+        head = parsed.tokens[tok].head
+        steps = 0
+        while head != -1 and head not in row_of and steps <= len(parsed.tokens):
+            head = parsed.tokens[head].head
+            steps += 1
+        children.setdefault(head if head in row_of else -1, []).append(tok)
+    for kids in children.values():
+        kids.sort(key=lambda k: (_ROLE_RANK[role_of[k]], k) if roles else (0, k))
+    lemmas = [(parsed.tokens[t].lemma or parsed.tokens[t].text).lower() for t in keep]
+
+    order = _postorder_ids(children)
+    nodes: dict[int, Tree] = {}
+    for tok in order:  # built bottom-up, without recursion
+        nodes[tok] = Tree(ROOT_LABEL if tok == -1 else lemmas[row_of[tok]],
+                          [nodes[c] for c in children.get(tok, [])])
+    return DependencyTree(nodes[-1], lemmas, [row_of.get(tok, -1) for tok in order],
+                          [role_of[t] for t in keep] if roles else None)
+
+
+def _postorder_ids(children: dict[int, list[int]]) -> list[int]:
+    """Token ids of the tree rooted at -1 in post-order (children in their list order)."""
+    out: list[int] = []
+    stack: list[tuple[int, int]] = [(-1, 0)]
+    while stack:
+        tok, k = stack.pop()
+        kids = children.get(tok, [])
+        if k < len(kids):
+            stack.append((tok, k + 1))
+            stack.append((kids[k], 0))
+        else:
+            out.append(tok)
+    return out
+
+
+def ted_se(hyp: DependencyTree, ref: DependencyTree, hyp_vecs: np.ndarray, ref_vecs: np.ndarray,
+           *, delta: float = DELTA_TED, normalization: str = "max", hyp_opaque: Sequence[bool] | None = None,
+           ref_opaque: Sequence[bool] | None = None) -> tuple[float, float]:
+    """(normalised TED-SE, raw TED-SE). Unit insert/delete; substitution costs 0 when the two
+    lemmas are equal or their vectors' cosine is >= delta, else 1 (and 1 when both trees carry
+    roles and a subject meets an object); the virtual roots match.
+    ``max`` divides by the larger tree and clips at 1 (the raw distance can exceed it when
+    the shapes disagree), ``sum`` by the sum of both sizes. Two empty trees give 0."""
+    check_choice("TED normalization", normalization, TED_NORMALIZATIONS)
+    if hyp.size == 0 and ref.size == 0:
+        return 0.0, 0.0
+    hr, rr = np.array(hyp.postorder_rows), np.array(ref.postorder_rows)
+    cost = np.ones((len(hr), len(rr)))
+    if hyp.size and ref.size:
+        sim = word_cosines(hyp.lemmas, ref.lemmas, hyp_vecs, ref_vecs, hyp_opaque, ref_opaque)
+        same = np.array([[a == b for b in ref.lemmas] for a in hyp.lemmas])
+        word_cost = np.where((sim >= delta) | same, 0.0, 1.0)
+        if hyp.roles is not None and ref.roles is not None:  # a subject never equals an object
+            clash = np.array([[bool(a) and bool(b) and a != b for b in ref.roles] for a in hyp.roles])
+            word_cost = np.where(clash, 1.0, word_cost)
+        hw, rw = hr >= 0, rr >= 0
+        cost[np.ix_(hw, rw)] = word_cost[np.ix_(hr[hw], rr[rw])]
+    cost[np.ix_(hr < 0, rr < 0)] = 0.0
+    raw = tree_edit_distance(hyp.tree, ref.tree, cost)
+    denominator = max(hyp.size, ref.size) if normalization == "max" else hyp.size + ref.size
+    return float(min(raw / denominator, 1.0)), raw
+

@@ -1,0 +1,68 @@
+"""RoMe's final scorer network in numpy: three features in, one score in [0, 1] out.
+
+Two layouts, named by the weights file's ``kind``:
+
+- ``monotone`` (the shipped networks): inputs sign-fixed to "higher is better",
+  ``u = (F_grammar, 1 - F_TED, F_EMD)``, then ``sigmoid(w3 . relu(W2 relu(W1 u + b1) + b2) + b3)``
+  with every weight in W1, W2 and w3 non-negative (checked when the file loads). Each layer is
+  non-decreasing in its input, so the score is non-decreasing in F_EMD and F_grammar and
+  non-increasing in F_TED by construction.
+- ``paper`` (the reference code's layout, kept for files made elsewhere): 3 -> 30 -> 20 ->
+  ReLU -> 1 -> sigmoid over ``(F_grammar, F_TED, F_EMD)`` with unconstrained weights.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.resources import data_path
+
+#: feature order of the network input (the reference code's)
+FEATURE_ORDER = ("f_grammar", "f_ted", "f_emd")
+#: +1: the score may only grow with the feature, -1: only shrink (F_TED is a distance)
+FEATURE_SIGNS = (1.0, -1.0, 1.0)
+KINDS = ("monotone", "paper")
+
+
+def sign_fixed(features: np.ndarray) -> np.ndarray:
+    """(F_grammar, 1 - F_TED, F_EMD) from rows in :data:`FEATURE_ORDER`."""
+    x = np.atleast_2d(np.asarray(features, dtype=np.float64)).copy()
+    x[:, 1] = 1.0 - x[:, 1]
+    return x
+
+
+class ScorerNetwork:
+    """The final scorer, from a JSON file (``layers``: weight and bias per linear layer,
+    ``kind``: monotone or paper) written by ``python -m nlgmetrics.training.rome_scorer``."""
+
+    def __init__(self, weights: str | Path | dict[str, Any]) -> None:
+        if isinstance(weights, dict):
+            payload, self.name = weights, str(weights.get("name", "network"))
+        else:
+            path = Path(weights) if Path(weights).exists() else data_path(str(weights))
+            payload, self.name = json.loads(path.read_text()), path.name
+        self.kind = str(payload.get("kind", "paper"))
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.name}: unknown network kind {self.kind!r}; choose one of {', '.join(KINDS)}")
+        self.layers: list[tuple[np.ndarray, np.ndarray]] = [
+            (np.asarray(layer["weight"], dtype=np.float64), np.asarray(layer["bias"], dtype=np.float64))
+            for layer in payload["layers"]]
+        if len(self.layers) != 3 or self.layers[0][0].shape[1] != len(FEATURE_ORDER) or self.layers[-1][0].shape[0] != 1:
+            raise ValueError(f"{self.name}: expected three linear layers from 3 features to 1 output")
+        if self.kind == "monotone" and any((w < 0).any() for w, _ in self.layers):
+            raise ValueError(f"{self.name}: a monotone network needs non-negative weights")
+        self.meta = {k: v for k, v in payload.items() if k != "layers"}
+
+    def __call__(self, features: np.ndarray) -> np.ndarray:
+        """Scores in [0, 1] for rows ordered as :data:`FEATURE_ORDER`."""
+        (w1, b1), (w2, b2), (w3, b3) = self.layers
+        if self.kind == "monotone":
+            hidden = np.maximum(np.maximum(sign_fixed(features) @ w1.T + b1, 0.0) @ w2.T + b2, 0.0)
+        else:
+            x = np.atleast_2d(np.asarray(features, dtype=np.float64))
+            hidden = np.maximum((x @ w1.T + b1) @ w2.T + b2, 0.0)
+        logits = (hidden @ w3.T + b3)[:, 0]
+        return 1.0 / (1.0 + np.exp(-logits))

@@ -1,0 +1,83 @@
+"""RoMe's configuration and model-free rules: option checks and renames, the generated
+signature, words the encoder cannot represent, and role-aware F_TED trees."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from nlgmetrics.core.linguistic import Parsed, Token
+from nlgmetrics.rome import (
+    RoMeConfig,
+    dependency_tree,
+    emd_similarity,
+    ted_se,
+    word_cosines,
+)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"gamma": float("nan")}, "finite"),
+    ({"delta_emd": 5.0}, "delta_emd"),
+    ({"max_words": 0}, "max_words"),
+    ({"profile": "large"}, "profile"),
+    ({"component": "bleu"}, "component"),
+    ({"ted_tree": "words"}, "ted_tree"),
+    ({"parser": "spacy"}, "renamed to 'linguistic_backend'"),
+    ({"ted_normalisation": "sum"}, "renamed to 'ted_normalization'"),
+])
+def test_bad_options_are_refused_by_the_configuration(options, message):
+    with pytest.raises(ValueError, match=message):
+        RoMeConfig.from_options(**options)
+
+
+def test_signature_fields_come_from_the_configuration():
+    assert RoMeConfig(profile="lite").signature_fields() == {"profile": "lite", "component": "rome"}
+    fields = RoMeConfig(profile="lite", gamma=0.1, ted_normalization="sum", batch_size=4).signature_fields()
+    assert fields == {"profile": "lite", "component": "rome", "gamma": 0.1, "tednorm": "sum"}
+    assert RoMeConfig(profile="lite").key() == RoMeConfig(profile="lite", device="auto").key()
+
+
+def test_opaque_words_are_compared_by_their_text():
+    long_a, long_b = "a" * 120, "b" * 120
+    same = np.ones((1, 2))  # identical vectors, as two [UNK] tokens get
+    cos = word_cosines([long_a], [long_a, long_b], same[:, :2], np.ones((2, 2)), [True], [True, True])
+    assert cos.tolist() == [[1.0, 0.0]]
+    f_diff, pairs = emd_similarity([long_a], [long_b], same, same, hyp_opaque=[True], ref_opaque=[True])
+    assert f_diff == 0.0 and pairs == []
+    f_same, _ = emd_similarity([long_a], [long_a], same, same, hyp_opaque=[True], ref_opaque=[True])
+    assert f_same == 1.0
+
+
+def _parse(rows):
+    """Parsed from (text, lemma, upos, head, deprel) rows."""
+    tokens = [Token(t, lemma, upos, upos, head, rel, 0) for t, lemma, upos, head, rel in rows]
+    return Parsed(" ".join(r[0] for r in rows), tokens, "test", [range(len(tokens))])
+
+
+ACTIVE = _parse([("Shakespeare", "shakespeare", "PROPN", 2, "nsubj"), ("has", "have", "AUX", 2, "aux"),
+                 ("written", "write", "VERB", -1, "ROOT"), ("Macbeth", "macbeth", "PROPN", 2, "dobj")])
+PASSIVE = _parse([("Macbeth", "macbeth", "PROPN", 2, "nsubjpass"), ("was", "be", "AUX", 2, "auxpass"),
+                  ("written", "write", "VERB", -1, "ROOT"), ("by", "by", "ADP", 2, "agent"),
+                  ("Shakespeare", "shakespeare", "PROPN", 3, "pobj")])
+REVERSED = _parse([("Macbeth", "macbeth", "PROPN", 2, "nsubj"), ("has", "have", "AUX", 2, "aux"),
+                   ("written", "write", "VERB", -1, "ROOT"), ("Shakespeare", "shakespeare", "PROPN", 2, "dobj")])
+UD_PASSIVE = _parse([("Macbeth", "macbeth", "PROPN", 2, "nsubj:pass"), ("was", "be", "AUX", 2, "aux:pass"),
+                     ("written", "write", "VERB", -1, "root"), ("by", "by", "ADP", 4, "case"),
+                     ("Shakespeare", "shakespeare", "PROPN", 2, "obl")])
+
+
+def _ted(hyp, ref, roles):
+    a, b = dependency_tree(hyp, roles=roles), dependency_tree(ref, roles=roles)
+    vocab = sorted(set(a.lemmas + b.lemmas))
+    onehot = lambda ws: np.array([[float(w == v) for v in vocab] for w in ws])
+    return ted_se(a, b, onehot(a.lemmas), onehot(b.lemmas))[0]
+
+
+def test_role_trees_equal_passive_and_active_but_not_a_reversal():
+    tree = dependency_tree(PASSIVE, roles=True)
+    assert tree.lemmas == ["macbeth", "write", "shakespeare"] and tree.roles == ["obj", "", "subj"]
+    assert tree.tree.to_bracketed() == "(<root> (write shakespeare macbeth))"
+    assert _ted(PASSIVE, ACTIVE, roles=True) == 0.0
+    assert _ted(UD_PASSIVE, ACTIVE, roles=True) == 0.0
+    assert _ted(REVERSED, ACTIVE, roles=True) == pytest.approx(2 / 3)
+    # the specification's lemma trees rank them the other way round
+    assert _ted(REVERSED, ACTIVE, roles=False) < _ted(PASSIVE, ACTIVE, roles=False)
