@@ -17,22 +17,22 @@ FLAT = {
     "dr-lex2": "(ROOT (SPAN (NUC Root) (REL Attribution) (EDU (NUC Satellite) (NGRAM (ann *) (said *))) "
                "(SPAN (NUC Nucleus) (REL Enablement) (EDU (NUC Nucleus) (NGRAM (we *) (left *))) "
                "(EDU (NUC Satellite) (NGRAM (to *) (win *))))))",
-    "dr-lex1.1": "(ROOT (Attribution:Root (EDU:Satellite (ann *) (said *) (NUC-LEX (Satellite ann) "
-                 "(Satellite said)) (REL-LEX (Attribution ann) (Attribution said)) (NUCREL-LEX "
-                 "(Attribution:Satellite ann) (Attribution:Satellite said))) (Enablement:Nucleus "
-                 "(EDU:Nucleus (we *) (left *) (NUC-LEX (Nucleus we) (Nucleus left)) (REL-LEX "
-                 "(Enablement we) (Enablement left)) (NUCREL-LEX (Enablement:Nucleus we) "
-                 "(Enablement:Nucleus left))) (EDU:Satellite (to *) (win *) (NUC-LEX (Satellite to) "
-                 "(Satellite win)) (REL-LEX (Enablement to) (Enablement win)) (NUCREL-LEX "
-                 "(Enablement:Satellite to) (Enablement:Satellite win))))))",
+    "dr-lex1.1": "(ROOT (Attribution:Root (EDU:Satellite (ann *) (said *) (NUC-LEX (ann Satellite) "
+                 "(said Satellite)) (REL-LEX (ann Attribution) (said Attribution)) (NUCREL-LEX "
+                 "(ann Attribution:Satellite) (said Attribution:Satellite))) (Enablement:Nucleus "
+                 "(EDU:Nucleus (we *) (left *) (NUC-LEX (we Nucleus) (left Nucleus)) (REL-LEX "
+                 "(we Enablement) (left Enablement)) (NUCREL-LEX (we Enablement:Nucleus) "
+                 "(left Enablement:Nucleus))) (EDU:Satellite (to *) (win *) (NUC-LEX (to Satellite) "
+                 "(win Satellite)) (REL-LEX (to Enablement) (win Enablement)) (NUCREL-LEX "
+                 "(to Enablement:Satellite) (win Enablement:Satellite))))))",
     "dr-lex1.2": "(ROOT (SPAN (NUC Root) (REL Attribution) (EDU (NUC Satellite) (NGRAM (ann *) (said *)) "
-                 "(NUC-LEX (Satellite ann) (Satellite said)) (REL-LEX (Attribution ann) (Attribution said)) "
-                 "(NUCREL-LEX (Attribution:Satellite ann) (Attribution:Satellite said))) (SPAN (NUC Nucleus) "
-                 "(REL Enablement) (EDU (NUC Nucleus) (NGRAM (we *) (left *)) (NUC-LEX (Nucleus we) "
-                 "(Nucleus left)) (REL-LEX (Enablement we) (Enablement left)) (NUCREL-LEX "
-                 "(Enablement:Nucleus we) (Enablement:Nucleus left))) (EDU (NUC Satellite) (NGRAM (to *) "
-                 "(win *)) (NUC-LEX (Satellite to) (Satellite win)) (REL-LEX (Enablement to) "
-                 "(Enablement win)) (NUCREL-LEX (Enablement:Satellite to) (Enablement:Satellite win))))))",
+                 "(NUC-LEX (ann Satellite) (said Satellite)) (REL-LEX (ann Attribution) (said Attribution)) "
+                 "(NUCREL-LEX (ann Attribution:Satellite) (said Attribution:Satellite))) (SPAN (NUC Nucleus) "
+                 "(REL Enablement) (EDU (NUC Nucleus) (NGRAM (we *) (left *)) (NUC-LEX (we Nucleus) "
+                 "(left Nucleus)) (REL-LEX (we Enablement) (left Enablement)) (NUCREL-LEX "
+                 "(we Enablement:Nucleus) (left Enablement:Nucleus))) (EDU (NUC Satellite) (NGRAM (to *) "
+                 "(win *)) (NUC-LEX (to Satellite) (win Satellite)) (REL-LEX (to Enablement) "
+                 "(win Enablement)) (NUCREL-LEX (to Enablement:Satellite) (win Enablement:Satellite))))))",
 }
 
 
@@ -51,7 +51,7 @@ def test_chain_lexical_layer():
         "(EDU:Nucleus (W (we *) (W (left *)))) (EDU:Satellite (W (to *) (W (win *)))))))")
     assert representation(tree, "dr-nolex", "chain").to_bracketed() == FLAT["dr-nolex"]
     lex12 = representation(tree, "dr-lex1.2", "chain").to_bracketed()
-    assert "(NUC-LEX (W (Satellite ann) (W (Satellite said))))" in lex12
+    assert "(NUC-LEX (W (ann Satellite) (W (said Satellite))))" in lex12
 
 
 def test_single_edu_and_empty_representations():
@@ -59,8 +59,8 @@ def test_single_edu_and_empty_representations():
     assert single.words == ("hello", "world")
     assert representation(single, "dr-nolex").to_bracketed() == "(ROOT EDU:Root)"
     assert representation(single, "dr-lex1.1").to_bracketed() == (
-        "(ROOT (EDU:Root (hello *) (world *) (NUC-LEX (Root hello) (Root world)) (REL-LEX (Root hello) "
-        "(Root world)) (NUCREL-LEX (Root:Root hello) (Root:Root world))))")
+        "(ROOT (EDU:Root (hello *) (world *) (NUC-LEX (hello Root) (world Root)) (REL-LEX (hello Root) "
+        "(world Root)) (NUCREL-LEX (hello Root:Root) (world Root:Root))))")
     for name in REPRESENTATIONS:
         assert representation(None, name).to_bracketed() == "ROOT"
     with pytest.raises(ValueError):

