@@ -91,7 +91,8 @@ def build_flip_set(rows: Sequence[dict]) -> List[Dict[str, str]]:
 
 
 LEXICONS = ("sentiwordnet", "sentivader", "sentivader-mean")
-MULTIWORD = (False, True)
+#: (multiword, matching) settings measured with every lexicon
+SETTINGS = ((False, "lemma"), (True, "lemma"), (False, "meteor"))
 
 
 def lexicon_spec(name: str):
@@ -108,19 +109,19 @@ def base_scores(base: str, hyps: List[str], refs: List[str]) -> List[float]:
     return [d["base"] for d in SAM(base=base, quiet=True, **options).score(hyps, refs).details]
 
 
-def p_values(hyps: List[str], refs: List[str]) -> Dict[Tuple[str, bool], List[float]]:
-    """p per segment for every lexicon and multiword setting (the base does not enter p)."""
+def p_values(hyps: List[str], refs: List[str]) -> Dict[Tuple[str, bool, str], List[float]]:
+    """p per segment for every lexicon, multiword and matching setting (the base does not enter p)."""
     out = {}
     for name in LEXICONS:
         spec = lexicon_spec(name)
-        for mwe in MULTIWORD:
-            sam = SAM(base="given", lexicon=spec, multiword=mwe, quiet=True)
-            out[(name, mwe)] = [d["p"] for d in sam.score(hyps, refs, base_scores=[0.5] * len(hyps)).details]
+        for mwe, matching in SETTINGS:
+            sam = SAM(base="given", lexicon=spec, multiword=mwe, matching=matching, quiet=True)
+            out[(name, mwe, matching)] = [d["p"] for d in sam.score(hyps, refs, base_scores=[0.5] * len(hyps)).details]
     return out
 
 
-def variant_name(name: str, mwe: bool) -> str:
-    return name + (" +multiword" if mwe else "")
+def variant_name(name: str, mwe: bool, matching: str = "lemma") -> str:
+    return name + (" +multiword" if mwe else "") + (" +meteor-match" if matching == "meteor" else "")
 
 
 class Runs:
@@ -134,7 +135,7 @@ class Runs:
     def base(self, base: str, idx: Sequence[int]) -> List[float]:
         return [self.bases[base][i] for i in idx]
 
-    def sam(self, base: str, key: Tuple[str, bool], idx: Sequence[int]) -> List[float]:
+    def sam(self, base: str, key: Tuple[str, bool, str], idx: Sequence[int]) -> List[float]:
         return [adjust(self.bases[base][i], self.ps[key][i]) for i in idx]
 
 
