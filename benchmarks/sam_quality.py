@@ -19,6 +19,7 @@ BERTScore runs with the lite profile (all-MiniLM-L6-v2): roberta-large cannot be
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -27,8 +28,8 @@ from common import peak_rss_mb, read_jsonl, table, timer, write_results
 
 from nlgmetrics.core.linguistic import get_analyzer, wordnet_pos
 from nlgmetrics.core.resources import wordnet
-from nlgmetrics.core.stats import bootstrap_ci, kendall_tau_b, pearson
-from nlgmetrics.sam import SAM
+from nlgmetrics.core.stats import bootstrap_ci, pearson
+from nlgmetrics.sam import SAM, adjust
 from nlgmetrics.sentiment import load_lexicon
 
 BASES = ("bleu", "chrf", "meteor", "bertscore")
@@ -66,10 +67,10 @@ def swap(text: str, word: str, replacement: str) -> str:
 
 
 def build_flip_set(rows: Sequence[dict]) -> List[Dict[str, str]]:
-    lexicon = load_lexicon()
+    lexicon = load_lexicon("sentiwordnet")  # fixed: the set must not move with SAM's default
     texts = [" ".join(r["text"].split()) for r in rows]
     pairs = []
-    for text, parsed in zip(texts, get_analyzer().analyze(texts)):
+    for row, text, parsed in zip(rows, texts, get_analyzer(light=True).analyze(texts)):
         for token in parsed.tokens:
             pos = wordnet_pos(token.xpos, token.upos)
             word = token.text.lower()
@@ -84,92 +85,159 @@ def build_flip_set(rows: Sequence[dict]) -> List[Dict[str, str]]:
             wrong, right = swap(text, token.text, antonym), swap(text, token.text, synonym)
             if wrong != text and right != text:
                 pairs.append({"ref": text, "wrong": wrong, "right": right, "word": word, "pos": pos,
-                              "antonym": antonym, "synonym": synonym})
+                              "antonym": antonym, "synonym": synonym, "split": row["split"]})
                 break
     return pairs
 
 
-def sam_runs(base: str, hyps: List[str], refs: List[str]) -> Dict[str, List[float]]:
-    """Base scores, SAM (lemma matching) and SAM (METEOR matching) for one base metric."""
+LEXICONS = ("sentiwordnet", "sentivader", "sentivader-mean")
+#: (multiword, matching) settings measured with every lexicon
+SETTINGS = ((False, "lemma"), (True, "lemma"), (False, "meteor"))
+
+
+def lexicon_spec(name: str):
+    """A lexicon option value: a shipped name, or the ``mean`` rule built in memory."""
+    if name == "sentivader-mean":
+        from nlgmetrics.training.sam_vader import build
+
+        return build("mean")
+    return name
+
+
+def base_scores(base: str, hyps: List[str], refs: List[str]) -> List[float]:
     options = {"profile": "lite"} if base == "bertscore" else {}
-    lemma = SAM(base=base, quiet=True, **options).score(hyps, refs)
-    bases = [d["base"] for d in lemma.details]
-    meteor = SAM(base="given", matching="meteor", quiet=True).score(hyps, refs, base_scores=bases)
-    return {"base": bases, "sam": lemma.scores, "sam_meteor_match": meteor.scores,
-            "factor": [1 - d["p"] for d in lemma.details], "factor_meteor_match": [1 - d["p"] for d in meteor.details],
-            "mismatched": [len(d["mismatches"]["hypothesis"]) + len(d["mismatches"]["reference"]) for d in lemma.details]}
+    return [d["base"] for d in SAM(base=base, quiet=True, **options).score(hyps, refs).details]
 
 
-def flip_benchmark(pairs: List[Dict[str, str]]) -> Tuple[Dict, Dict]:
-    n = len(pairs)
-    hyps = [p["right"] for p in pairs] + [p["wrong"] for p in pairs]
-    refs = [p["ref"] for p in pairs] * 2
-    def shares(scores: Sequence[float]) -> List[float]:
-        return [sum(scores[i] > scores[n + i] for i in range(n)) / n,
-                sum(scores[i] == scores[n + i] for i in range(n)) / n]
+def p_values(hyps: List[str], refs: List[str]) -> Dict[Tuple[str, bool, str], List[float]]:
+    """p per segment for every lexicon, multiword and matching setting (the base does not enter p)."""
+    out = {}
+    for name in LEXICONS:
+        spec = lexicon_spec(name)
+        for mwe, matching in SETTINGS:
+            sam = SAM(base="given", lexicon=spec, multiword=mwe, matching=matching, quiet=True)
+            out[(name, mwe, matching)] = [d["p"] for d in sam.score(hyps, refs, base_scores=[0.5] * len(hyps)).details]
+    return out
 
-    rows, seconds = [], {}
+
+def variant_name(name: str, mwe: bool, matching: str = "lemma") -> str:
+    return name + (" +multiword" if mwe else "") + (" +meteor-match" if matching == "meteor" else "")
+
+
+class Runs:
+    """Base scores and p values of every variant, computed once for a list of pairs and then
+    read for any subset of them (the selection and report splits)."""
+
+    def __init__(self, hyps: List[str], refs: List[str]) -> None:
+        self.ps = p_values(hyps, refs)
+        self.bases = {base: base_scores(base, hyps, refs) for base in BASES}
+
+    def base(self, base: str, idx: Sequence[int]) -> List[float]:
+        return [self.bases[base][i] for i in idx]
+
+    def sam(self, base: str, key: Tuple[str, bool, str], idx: Sequence[int]) -> List[float]:
+        return [adjust(self.bases[base][i], self.ps[key][i]) for i in idx]
+
+
+def flip_benchmark(runs: Runs, pairs: List[Dict[str, str]], split: str) -> Tuple[Dict, Dict[str, float]]:
+    """Share of pairs whose synonym swap scores strictly higher than the antonym swap; ``runs``
+    holds the right hypotheses (index i) then the wrong ones (index N + i) of all pairs."""
+    total = len(pairs)
+    chosen = [i for i, p in enumerate(pairs) if p["split"] in split.split("+")]
+    n = len(chosen)
+    idx = chosen + [total + i for i in chosen]
+
+    def share(scores: Sequence[float]) -> float:
+        return sum(scores[k] > scores[n + k] for k in range(n)) / n
+
+    rows, summary = [], {}
     for base in BASES:
-        with timer() as t:
-            runs = sam_runs(base, hyps, refs)
-        seconds[base] = round(t["seconds"], 1)
-        rows.append([base] + [v for variant in ("base", "sam", "sam_meteor_match") for v in shares(runs[variant])])
-    rows.append(["none: 1 - p alone", "n/a", "n/a"] + shares(runs["factor"]) + shares(runs["factor_meteor_match"]))
-    cols = ["base metric", "correct", "ties", "correct +SAM", "ties +SAM",
-            "correct +SAM (meteor match)", "ties +SAM (meteor match)"]
-    return table(f"(a) Sentiment-flip ranking on {n} tweet pairs (share where the synonym swap scores higher than the antonym swap)",
-                 cols, rows, "BERTScore: lite profile (all-MiniLM-L6-v2). Ties count as wrong."), seconds
+        row: List[object] = [base, share(runs.base(base, idx))]
+        for key in runs.ps:
+            acc = share(runs.sam(base, key, idx))
+            row.append(acc)
+            summary[f"{variant_name(*key)}|{base}"] = acc
+        rows.append(row)
+    cols = ["base metric", "no SAM"] + [f"+SAM {variant_name(*k)}" for k in runs.ps]
+    return table(f"(a) Sentiment-flip ranking, tweet {split} split, {n} pairs (share where the synonym swap "
+                 "scores strictly higher than the antonym swap)", cols, rows,
+                 "BERTScore: lite profile (all-MiniLM-L6-v2). Ties count as wrong."), summary
 
 
-def hadqaet_benchmark(rows: Sequence[dict]) -> Tuple[Dict, Dict, float]:
-    hyps, refs = [r["hyp"] for r in rows], [r["ref"] for r in rows]
-    human = [float(r["human"]) for r in rows]
-    out, seconds, runs = [], {}, {}
+def hadqaet_benchmark(runs: Runs, human_all: List[float], idx: Sequence[int], label: str,
+                      ci: bool = True) -> Tuple[Dict, Dict[str, float]]:
+    human = [human_all[i] for i in idx]
+    out, summary = [], {}
     for base in BASES:
-        with timer() as t:
-            runs = sam_runs(base, hyps, refs)
-        seconds[base] = round(t["seconds"], 1)
-        b, s, sm = runs["base"], runs["sam"], runs["sam_meteor_match"]
-        delta = lambda x, y, h: pearson(y, h) - pearson(x, h)  # noqa: E731
-        lo, hi = bootstrap_ci(delta, b, s, human, n_resamples=1000, seed=0)
-        out.append([base, pearson(b, human), pearson(s, human), pearson(sm, human), f"[{lo:+.3f}, {hi:+.3f}]",
-                    kendall_tau_b(b, human), kendall_tau_b(s, human), kendall_tau_b(sm, human)])
-    f, fm = runs["factor"], runs["factor_meteor_match"]
-    out.append(["none: 1 - p alone", "n/a", pearson(f, human), pearson(fm, human), "n/a",
-                "n/a", kendall_tau_b(f, human), kendall_tau_b(fm, human)])
-    cols = ["base metric", "Pearson", "Pearson +SAM", "Pearson +SAM (meteor match)", "95% CI of Pearson change (+SAM)",
-            "Kendall", "Kendall +SAM", "Kendall +SAM (meteor match)"]
-    return table(f"(b) HADQAET zh-en, {len(rows)} segments with a post-edited reference: correlation with the human penalty",
-                 cols, out, "Human = -(1 minor, 5 major, 10 critical) per emotion-translation error; higher is better. "
-                            "Paired bootstrap over segments, 1000 resamples, seed 0."), seconds, \
-        sum(runs["mismatched"]) / len(rows)
+        b = runs.base(base, idx)
+        row: List[object] = [base, pearson(b, human)]
+        for key in runs.ps:
+            s = runs.sam(base, key, idx)
+            delta = lambda x, y, h: pearson(y, h) - pearson(x, h)  # noqa: E731
+            lo, hi = bootstrap_ci(delta, b, s, human, n_resamples=1000, seed=0) if ci else (math.nan, math.nan)
+            row += [pearson(s, human), f"[{lo:+.3f}, {hi:+.3f}]" if ci else "n/a"]
+            summary[f"{variant_name(*key)}|{base}"] = pearson(s, human) - pearson(b, human)
+        out.append(row)
+    cols = ["base metric", "Pearson"]
+    for k in runs.ps:
+        cols += [f"+SAM {variant_name(*k)}", "95% CI of change"]
+    return table(f"(b) HADQAET zh-en, {label}, {len(idx)} segments: Pearson with the human penalty", cols, out,
+                 "Human = -(1 minor, 5 major, 10 critical) per emotion-translation error; higher is better. "
+                 "Paired bootstrap over segments, 1000 resamples, seed 0."), summary
+
+
+def choose(flip: Dict[str, float], had: Dict[str, float]) -> Tuple[str, List[List[object]]]:
+    """The selection rule, on the training data only: highest mean flip accuracy over the base
+    metrics (tweet train split), among the variants whose mean Pearson change on the HADQAET
+    selection half is not below the SentiWordNet prior's (the paper-like lexicon)."""
+    variants = sorted({k.split("|")[0] for k in flip}, key=lambda v: (v.split(" ")[0] not in LEXICONS, v))
+    rows = []
+    for v in variants:
+        f = sum(flip[f"{v}|{b}"] for b in BASES) / len(BASES)
+        h = sum(had[f"{v}|{b}"] for b in BASES) / len(BASES)
+        rows.append([v, f, min(flip[f"{v}|{b}"] for b in BASES), h])
+    reference = next(r[3] for r in rows if r[0] == "sentiwordnet")
+    eligible = [r for r in rows if r[3] >= reference - 1e-12]
+    best = max(eligible, key=lambda r: (r[1], r[3]))
+    return str(best[0]), rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--limit", type=int, default=None, help="use the first N rows of each data set")
+    parser.add_argument("--limit", type=int, default=None, help="use about N rows of each data set (a smoke test)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     with timer() as build:
-        pairs = build_flip_set(read_jsonl("tweeteval_emotion_semeval2018.jsonl.gz", args.limit))
-    flips, flip_seconds = flip_benchmark(pairs)
+        tweets = read_jsonl("tweeteval_emotion_semeval2018.jsonl.gz")
+        pairs = build_flip_set(tweets[::max(1, len(tweets) // args.limit)] if args.limit else tweets)
     hadqaet = [r for r in read_jsonl("hadqaet_zh_en_emotion_mt.jsonl.gz") if r.get("ref")]
     if args.limit:
         hadqaet = hadqaet[:args.limit]
-    correlations, corr_seconds, mismatched = hadqaet_benchmark(hadqaet)
+    human = [float(r["human"]) for r in hadqaet]
+    even, odd, every = list(range(0, len(hadqaet), 2)), list(range(1, len(hadqaet), 2)), list(range(len(hadqaet)))
+    with timer() as t:
+        flip_runs = Runs([p["right"] for p in pairs] + [p["wrong"] for p in pairs], [p["ref"] for p in pairs] * 2)
+        had_runs = Runs([r["hyp"] for r in hadqaet], [r["ref"] for r in hadqaet])
+        flip_train, flip_train_s = flip_benchmark(flip_runs, pairs, "train")
+        had_sel, had_sel_s = hadqaet_benchmark(had_runs, human, even, "selection half (even rows)", ci=False)
+        chosen, selection_rows = choose(flip_train_s, had_sel_s)
+        flip_test, _ = flip_benchmark(flip_runs, pairs, "test+val")
+        had_rep, _ = hadqaet_benchmark(had_runs, human, odd, "report half (odd rows)")
+        had_all, _ = hadqaet_benchmark(had_runs, human, every, "all rows")
+    selection = table("(c) Lexicon choice on training data only: tweet train flips, HADQAET even rows", [
+        "variant", "mean flip accuracy (train)", "min over bases (train)", "mean Pearson change (HADQAET even)"],
+        selection_rows, f"Chosen default: {chosen} (highest mean train flip accuracy among variants whose "
+                        "HADQAET change is not below the SentiWordNet prior's).")
     examples = [{k: p[k] for k in ("ref", "wrong", "right")} for p in pairs[:5]]
-    notes = [f"SAM lexicon: {load_lexicon().name} (SentiWordNet 3.0 prior polarities); tagger: "
-             f"{get_analyzer().backend}; matching lemma#pos unless marked 'meteor match'.",
-             f"Flip set: {len(pairs)} pairs built in {build['seconds']:.0f} s; a sentiment word is uninflected, "
-             f"|prior| >= {SENTIMENT_THRESHOLD} in the SAM lexicon, and has a WordNet antonym and synonym.",
-             "The flip set picks its words with the same lexicon SAM uses, which favours SAM; the antonym's and "
-             "synonym's polarities are whatever the lexicon says. METEOR-style matching matches the WordNet "
-             "synonym swap outright (its synonym stage), so its edge on (a) is partly by construction.",
-             f"HADQAET: {mismatched:.1f} mismatched items per segment on average (hypothesis + reference, "
-             "lemma#pos matching): its references are free post-edits, not the paper's minimal corrections.",
-             f"Seconds per base metric (base + SAM runs), flip set: {flip_seconds}; HADQAET: {corr_seconds}; "
-             f"peak RSS {peak_rss_mb():.0f} MiB."]
-    write_results("sam_quality", [flips, correlations], notes, extra={"flip_examples": examples})
+    notes = [f"Tagger: {get_analyzer(light=True).backend}; matching lemma#pos; penalty C * (1 - p) (all bases 0-based).",
+             f"Flip set: {len(pairs)} pairs built in {build['seconds']:.0f} s from the tweets; a sentiment word is "
+             f"uninflected, |prior| >= {SENTIMENT_THRESHOLD} in the SentiWordNet prior (fixed, whatever lexicon SAM "
+             "uses, which favours that lexicon), and has a WordNet antonym and synonym. Train split for the choice, "
+             "test+val splits for the report.",
+             "sentivader-mean: the 'mean' rule of nlgmetrics.training.sam_vader (built in memory, not shipped).",
+             f"Seconds for all runs: {t['seconds']:.0f}; peak RSS {peak_rss_mb():.0f} MiB."]
+    write_results("sam_quality", [selection, flip_train, flip_test, had_sel, had_rep, had_all], notes,
+                  extra={"flip_examples": examples, "chosen_lexicon": chosen})
 
 
 if __name__ == "__main__":

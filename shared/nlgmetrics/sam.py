@@ -61,7 +61,8 @@ class SAMConfig(MetricConfig):
     layer: Optional[int] = option(None, "BERTScore hidden layer override", low=0)
     lexicon: Union[str, Mapping[str, float]] = option(
         DEFAULT_LEXICON, "prior-polarity lexicon: " + ", ".join(f"`{n}`" for n in LEXICONS)
-        + ", a SentiWords 1.1 file path, or a `{lemma#pos: score}` mapping", short="lex", signature="never")
+        + ", a SentiWords 1.1 file path, or a `{lemma#pos: score}` mapping (signature: its name and digest)",
+        short="lex")
     matching: str = option("lemma", "`lemma`: lemma#pos items as multisets; `meteor`: METEOR's exact/stem/"
                            "synonym alignment of the words", choices=MATCHING, short="match")
     multiword: bool = option(False, "join 2-4 adjacent words that form a multiword lexicon entry "
@@ -69,8 +70,8 @@ class SAMConfig(MetricConfig):
     base_range: Optional[Tuple[float, float]] = option(
         None, "scale `[low, high]` of given base scores (e.g. `[-1, 1]`, `[0, 100]`); the penalty is "
         "anchored at `low`; unset: given scores must lie in [0, 1]", short="range")
-    linguistic_backend: str = option("auto", "tagger/lemmatiser backend (tags and lemmas only)",
-                                     choices=("auto", "spacy", "stanza"), signature="never")
+    linguistic_backend: str = option("auto", "tagger/lemmatiser backend, tags and lemmas only (signature: the "
+                                     "backend that ran)", choices=("auto", "spacy", "stanza"), short="tagger")
     device: str = option("auto", "BERTScore device (auto, cpu, cuda, cuda:N, mps)", signature="never")
     dtype: str = option("fp32", "BERTScore encoder precision", choices=("fp32", "fp16", "bf16"))
     batch_size: int = option(32, "BERTScore batch size", low=1, signature="never")
