@@ -11,13 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-
-from tiny_models import build_tiny_m2m100
-
 from nlgmetrics.core.config import markdown_table
 from nlgmetrics.core.seq2seq import Seq2SeqLM
-from nlgmetrics.datscore import (ALL_DIRECTIONS, MIN_SEGMENTS_FOR_OVR, DATScore, DATScoreConfig,
-                                 direction_weights)
+from nlgmetrics.datscore import (
+    ALL_DIRECTIONS,
+    MIN_SEGMENTS_FOR_OVR,
+    DATScore,
+    DATScoreConfig,
+    direction_weights,
+)
+from tiny_models import build_tiny_m2m100
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = {"beam_size": 2, "max_new_tokens": 6, "device": "cpu", "quiet": True}

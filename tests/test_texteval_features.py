@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from nlgmetrics.core.config import markdown_table
 from nlgmetrics.texteval import TextEval, TextEvalConfig, ambiguity_class, tokenize
 
