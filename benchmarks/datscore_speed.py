@@ -257,6 +257,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--case", choices=("both", "multi", "single"), default="both")
     parser.add_argument("--repeats", type=int, default=None, help="rounds per case (default: multi 1, single 3)")
+    parser.add_argument("--multi-sources", type=int, default=CASES["multi"][1],
+                        help="sources of the multi-system case (8 systems each)")
     parser.add_argument("--max-words", type=int, default=10)
     parser.add_argument("--vocab", type=int, default=8000)
     parser.add_argument("--beam", type=int, default=5)
@@ -272,6 +274,7 @@ def main() -> None:
     results = {}
     for case in cases:
         systems, sources, rounds = CASES[case]
+        sources = args.multi_sources if case == "multi" else sources
         results[case] = run_case("multi-system" if case == "multi" else "single system", systems, sources,
                                  args.repeats or rounds, args)
     notes = [
