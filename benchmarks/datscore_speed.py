@@ -1,5 +1,6 @@
-"""DATScore speed: this implementation against the straightforward one, on a multi-system
-corpus (several systems sharing sources and references), with a mid-size random M2M-100 on CPU.
+"""DATScore speed: this implementation against the straightforward one, with a mid-size random
+M2M-100 on CPU, in two cases: a multi-system corpus (several systems sharing sources and
+references) and a single system (what most users score: nothing shared between segments).
 
 Straightforward = every direction scored separately for every segment (a full encoder +
 decoder forward per direction and segment, batched in corpus order, BARTScore-style), and the
@@ -8,7 +9,9 @@ translated again). It is written here with plain transformers calls, independent
 ``nlgmetrics.core.seq2seq``, so the comparison also checks the scores (same to <= 1e-5).
 
 Each implementation runs in its own fresh process (spawned one after the other), so their
-peak memory (ru_maxrss) is measured separately; the speed ratio comes from the same run.
+peak memory (ru_maxrss) is measured separately. The machine is shared, so absolute seconds
+drift; the two implementations alternate (``--repeats`` rounds of straightforward then
+nlgmetrics) and each ratio is the median over rounds of the ratio within a round.
 
 Corpus: WMT21 de-en (../shared/data/wmt21_da_seg_toen_grouped.jsonl.gz), ``--sources``
 source segments of at most ``--max-words`` words, each translated by the same ``--systems``
@@ -18,7 +21,7 @@ vocabulary trained on the language pair's texts (``--vocab`` pieces, far below M
 A random model's translations are random token strings, so generation is capped at
 ``--max-new-tokens`` new tokens (documented; the real model stops at </s>).
 
-    python benchmarks/datscore_speed.py [--systems 8 --sources 30 --threads 2]
+    nice python benchmarks/datscore_speed.py [--case both --repeats 3 --threads 1]
 """
 from __future__ import annotations
 
@@ -184,10 +187,78 @@ def in_fresh_process(kind: str, model_dir: str, corpus: Dict[str, Any], args: ar
     return out
 
 
+CASES = {"multi": (8, 32, 1), "single": (1, 12, 3)}  # systems, sources, default rounds
+
+
+def run_case(label: str, n_systems: int, n_sources: int, repeats: int, args: argparse.Namespace) -> Dict[str, Any]:
+    """One case: ``repeats`` interleaved rounds; the table and the numbers for the results."""
+    import numpy as np
+    from tiny_models import build_tiny_m2m100
+
+    from nlgmetrics.datscore import direction_weights
+
+    corpus = build_corpus(n_systems, n_sources, args.max_words)
+    n = len(corpus["predictions"])
+    rounds = []
+    with tempfile.TemporaryDirectory() as tmp:
+        model_dir = build_tiny_m2m100(Path(tmp) / "m2m100-random-512", d_model=512, layers=6, heads=8, ffn_dim=2048,
+                                      vocab_size=args.vocab, max_position_embeddings=256,
+                                      texts=corpus.pop("vocab_texts"), seed=0)
+        for _ in range(repeats):
+            rounds.append((in_fresh_process("naive", model_dir, corpus, args),
+                           in_fresh_process("fast", model_dir, corpus, args)))
+    naive, fast = rounds[-1]
+
+    # the straightforward per-segment scores combined by the same corpus reduction
+    names = list(fast["directions"])
+    matrix_naive = np.array([naive["directions"][d] for d in names]).T
+    naive_scores = matrix_naive @ direction_weights(matrix_naive, names, "one-vs-rest")[0]
+    matrix_fast = np.array([fast["directions"][d] for d in names]).T
+    dir_diff = float(np.abs(matrix_fast - matrix_naive).max())
+    score_diff = float(np.abs(np.array(fast["scores"]) - naive_scores).max())
+    same_translations = naive["trans1"] == fast["trans1"] and naive["trans2"] == fast["trans2"]
+
+    def seconds(r: Dict[str, Any], phase: str) -> float:
+        return r["translate_seconds"] + r["score_seconds"] if phase == "total" else r[f"{phase}_seconds"]
+
+    phases = ("translate", "score", "total")
+    ratios = {p: [seconds(a, p) / seconds(b, p) for a, b in rounds] for p in phases}
+    median = {p: float(np.median(v)) for p, v in ratios.items()}
+    rows = []
+    for label_impl, index in (("straightforward", 0), ("nlgmetrics DATScore", 1)):
+        med = {p: float(np.median([seconds(r[index], p) for r in rounds])) for p in phases}
+        speed = [1.0, 1.0, 1.0] if index == 0 else [round(median[p], 2) for p in ("total", "translate", "score")]
+        rows.append([label_impl, round(med["translate"], 1), round(med["score"], 1), round(med["total"], 1), *speed,
+                     round(max(r[index]["peak_rss_mb"] for r in rounds)),
+                     round(max(r[index]["peak_rss_mb"] - r[index]["base_rss_mb"] for r in rounds))])
+    n_src = len(set(corpus["sources"]))
+    n_unique = len(set(zip(corpus["sources"], corpus["predictions"])))
+    spread = "; ".join(f"{p} {min(v):.2f}-{max(v):.2f}" for p, v in ratios.items())
+    table_ = table(
+        f"DATScore {label}: 8 directions, {n} segments ({n_systems} system{'s' if n_systems > 1 else ''} x {n_src} "
+        f"sources, WMT21 de-en), random M2M-100 d_model 512, 6+6 layers, CPU {args.threads} thread"
+        f"{'s' if args.threads > 1 else ''}",
+        ["implementation", "translation s", "scoring s", "total s", "speed-up", "translation speed-up",
+         "scoring speed-up", "peak RSS MiB", "peak above loaded model MiB"], rows,
+        note=(f"{repeats} interleaved round{'s' if repeats > 1 else ''}; seconds are medians over rounds, speed-ups "
+              f"the median of the within-round ratios (range over rounds: {spread}). Beam {args.beam}, max "
+              f"{args.max_new_tokens} new tokens per translation, batch size {args.batch_size}. Same scores: max "
+              f"|direction score difference| = {dir_diff:.2e}, max |DATScore difference| = {score_diff:.2e}; identical "
+              f"translations: {same_translations}. {n_unique} distinct hypotheses among {n} segments. Asking the "
+              f"cache for the same {2 * n} translations again took {fast['cached_translation_seconds']:.3f} s."))
+    return {"table": table_, "speedup": median["total"], "translation_speedup": median["translate"],
+            "scoring_speedup": median["score"], "ratios": ratios, "max_direction_diff": dir_diff,
+            "max_score_diff": score_diff, "identical_translations": same_translations, "segments": n,
+            "distinct_hypotheses": n_unique, "rounds": repeats, "signature": fast["signature"],
+            "direction_weights": fast["weights"]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--systems", type=int, default=8)
-    parser.add_argument("--sources", type=int, default=32)
+    parser.add_argument("--case", choices=("both", "multi", "single"), default="both")
+    parser.add_argument("--repeats", type=int, default=None, help="rounds per case (default: multi 1, single 3)")
+    parser.add_argument("--multi-sources", type=int, default=CASES["multi"][1],
+                        help="sources of the multi-system case (8 systems each)")
     parser.add_argument("--max-words", type=int, default=10)
     parser.add_argument("--vocab", type=int, default=8000)
     parser.add_argument("--beam", type=int, default=5)
@@ -196,72 +267,35 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
 
-    import numpy as np
-    from tiny_models import build_tiny_m2m100
+    import torch
 
-    from nlgmetrics.datscore import direction_weights
-
-    corpus = build_corpus(args.systems, args.sources, args.max_words)
-    n = len(corpus["predictions"])
-    with tempfile.TemporaryDirectory() as tmp:
-        model_dir = build_tiny_m2m100(Path(tmp) / "m2m100-random-512", d_model=512, layers=6, heads=8, ffn_dim=2048,
-                                      vocab_size=args.vocab, max_position_embeddings=256,
-                                      texts=corpus.pop("vocab_texts"), seed=0)
-        naive = in_fresh_process("naive", model_dir, corpus, args)
-        fast = in_fresh_process("fast", model_dir, corpus, args)
-
-    # the straightforward per-segment scores combined by the same corpus reduction
-    names = list(fast["directions"])
-    matrix_naive = np.array([naive["directions"][d] for d in names]).T
-    naive_scores = matrix_naive @ direction_weights(matrix_naive, names, "one-vs-rest")[0]
-
-    matrix_fast = np.array([fast["directions"][d] for d in names]).T
-    dir_diff = float(np.abs(matrix_fast - matrix_naive).max())
-    score_diff = float(np.abs(np.array(fast["scores"]) - naive_scores).max())
-    same_translations = naive["trans1"] == fast["trans1"] and naive["trans2"] == fast["trans2"]
-    total = {k: r["translate_seconds"] + r["score_seconds"] for k, r in (("naive", naive), ("fast", fast))}
-    ratio = total["naive"] / total["fast"]
-    rows = []
-    for label, r, key in (("straightforward", naive, "naive"), ("nlgmetrics DATScore", fast, "fast")):
-        rows.append([label, round(r["translate_seconds"], 1), round(r["score_seconds"], 1), round(total[key], 1),
-                     round(total["naive"] / total[key], 2),
-                     round(naive["translate_seconds"] / r["translate_seconds"], 2),
-                     round(naive["score_seconds"] / r["score_seconds"], 2),
-                     round(r["peak_rss_mb"]), round(r["peak_rss_mb"] - r["base_rss_mb"])])
-    n_src = len(set(corpus["sources"]))
-    n_unique = len(set(zip(corpus["sources"], corpus["predictions"])))
-    speed = table(
-        f"DATScore, 8 directions, {n} segments ({args.systems} systems x {n_src} sources, WMT21 de-en), random "
-        f"M2M-100 d_model 512, 6+6 layers, CPU {args.threads} threads",
-        ["implementation", "translation s", "scoring s", "total s", "speed-up", "translation speed-up",
-         "scoring speed-up", "peak RSS MiB", "peak above loaded model MiB"], rows,
-        note=(f"beam {args.beam}, max {args.max_new_tokens} new tokens per translation, batch size "
-              f"{args.batch_size}. Same scores: max |direction score difference| = {dir_diff:.2e}, max |DATScore "
-              f"difference| = {score_diff:.2e}; identical translations: {same_translations}. Asking the cache for the same "
-              f"{2 * n} translations again took {fast['cached_translation_seconds']:.3f} s."))
+    torch.set_num_threads(args.threads)  # the children use this many; the results file reports it
+    cases = ("multi", "single") if args.case == "both" else (args.case,)
+    results = {}
+    for case in cases:
+        systems, sources, rounds = CASES[case]
+        sources = args.multi_sources if case == "multi" else sources
+        results[case] = run_case("multi-system" if case == "multi" else "single system", systems, sources,
+                                 args.repeats or rounds, args)
     notes = [
         "Straightforward: translations for every segment (every system's copy of a source or reference "
         "translated again), each of the 8 directions scored with a full encoder+decoder forward, batches in "
         "corpus order (BARTScore-style).",
-        "nlgmetrics: each unique source/reference translated once, each unique text encoded once (one "
-        "encoder pass of a hypothesis for its four Hypo -> X directions), decoder batches bucketed by length. "
-        "Its translation time is measured by running the translation step that score() starts with on its "
-        "own first; score() then finds the translations in its cache (the total is the same work as one "
-        "score() call).",
-        f"The systems' outputs coincide on some short segments: {n_unique} distinct hypotheses among {n} "
-        "segments; the straightforward implementation scores the copies again, this one once.",
-        "Each implementation ran in a fresh spawned process, one after the other, in one run of this script; "
-        "peak RSS is that process's ru_maxrss. The machine's 2 cores are shared with other jobs, so absolute "
-        "seconds vary between runs; the ratio is measured in one run. One torch thread per process: on a "
-        "loaded 2-core machine, 2 OpenMP threads ran about 10x slower (spinning barriers).",
+        "nlgmetrics: each unique source/reference translated once, in full generation batches sorted by length; "
+        "each unique text encoded once (one encoder pass of a hypothesis for its four Hypo -> X directions), "
+        "decoder batches bucketed by padded width (batch-independent scores). Its translation time is measured "
+        "by running the translation step that score() starts with on its own first; score() then finds the "
+        "translations in its cache (the total is the same work as one score() call).",
+        "Each implementation ran in a fresh spawned process; peak RSS is that process's ru_maxrss. The machine's "
+        "2 cores are shared with other jobs, so absolute seconds vary between runs and rounds; ratios are taken "
+        "within a round. One torch thread per process (torch_threads in machine): on a loaded 2-core machine, "
+        "2 OpenMP threads ran about 10x slower (spinning barriers).",
     ]
-    write_results("datscore_speed", [speed], notes,
-                  extra={"speedup": ratio, "scoring_speedup": naive["score_seconds"] / fast["score_seconds"], "max_direction_diff": dir_diff, "max_score_diff": score_diff,
-                         "identical_translations": same_translations, "segments": n,
-                         "distinct_hypotheses": n_unique,
-                         "signature": fast["signature"], "direction_weights": fast["weights"]})
-    if dir_diff > 1e-5 or score_diff > 1e-5:
-        sys.exit(f"scores differ: {dir_diff:.2e} / {score_diff:.2e}")
+    write_results("datscore_speed", [r["table"] for r in results.values()], notes,
+                  extra={case: {k: v for k, v in r.items() if k != "table"} for case, r in results.items()})
+    for case, r in results.items():
+        if r["max_direction_diff"] > 1e-5 or r["max_score_diff"] > 1e-5:
+            sys.exit(f"{case}: scores differ: {r['max_direction_diff']:.2e} / {r['max_score_diff']:.2e}")
 
 
 if __name__ == "__main__":

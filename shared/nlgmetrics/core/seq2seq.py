@@ -1,6 +1,10 @@
 """Conditional log-likelihood scoring and translation with a multilingual seq2seq model
 (M2M-100 and compatible checkpoints), organised so that repeated work is done once.
 
+(About 400 lines, over the package's 350: :class:`Seq2SeqLM` is one object whose encoding,
+decoding and generation share its padding and batching rules; the translation cache beside it is
+the part that could move to a module of its own.)
+
 Sequences use the M2M-100 layout on both sides: ``[__lang__] tokens </s>``. Scoring a target
 ``Y`` given a source ``X`` feeds ``</s> [__lang__] tokens`` to the decoder (the labels shifted
 right); the forced language token at label position 0 is given, not scored, and ``</s>`` is

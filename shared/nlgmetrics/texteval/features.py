@@ -42,7 +42,7 @@ CLOSED_CLASS: dict[str, str] = {
 }
 
 _WN_TAGS = {"n": "NOUN", "v": "VERB", "a": "ADJ", "s": "ADJ", "r": "ADV"}
-_TOKEN = re.compile(r"\d+(?:[.,:/]\d+)*|\w+(?=n't\b)|n't\b|'(?:s|re|ve|d|ll|m|em)\b|\w+(?:-\w+)*|[^\w\s]",
+_TOKEN = re.compile(r"(?:[A-Za-z]\.){2,}|\d+(?:[.,:/]\d+)*|\w+(?=n't\b)|n't\b|'(?:s|re|ve|d|ll|m|em)\b|\w+(?:-\w+)*|[^\w\s]",
                     re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*$")
 _SPACE_TAGS = {"_SP", "SP", "SPACE"}
@@ -52,7 +52,8 @@ _CLOSED: dict[str, tuple[str, ...]] = {}
 
 
 def tokenize(text: str) -> list[str]:
-    """Word and punctuation tokens; clitics split as in the Penn treebank (do n't, it 's)."""
+    """Word and punctuation tokens; clitics split as in the Penn treebank (do n't, it 's);
+    dotted abbreviations (U.S., e.g.) are one token."""
     return _TOKEN.findall(text.replace("\u2019", "'"))
 
 
@@ -69,17 +70,37 @@ def closed_class_lexicon() -> dict[str, tuple[str, ...]]:
 
 def ambiguity_class(word: str) -> str:
     """The tags the lexicon allows ``word`` in any context, joined by ``|`` (e.g.
-    ``AUX|NOUN|VERB`` for *can*): closed-class tags from :data:`CLOSED_CLASS` plus WordNet's
-    POS set (found through WordNet's own lemmatiser); ``NUM`` for numerals, ``PUNCT`` for
-    punctuation, ``X`` for words neither source knows."""
-    word = word.lower()
-    found = _CLASSES.get(word)
+    ``AUX|NOUN|VERB`` for *can*): closed-class tags from :data:`CLOSED_CLASS` plus the POS of
+    the WordNet senses of the word (found through WordNet's own lemmatiser) that are senses of
+    it as a word (:func:`_word_sense`): not acronyms or symbols unless the token itself is
+    written in capitals (*US*, *U.S.*), not letters of an alphabet, chemical elements or
+    one-character forms. ``NUM`` for numerals, ``PUNCT`` for punctuation, ``X`` for words
+    neither source knows."""
+    letters = [ch for ch in word if ch.isalpha()]
+    acronym = len(letters) >= 2 and all(ch.isupper() for ch in letters)
+    key = word.lower() + ("\x00A" if acronym else "")
+    found = _CLASSES.get(key)
     if found is None:
-        found = _CLASSES[word] = _ambiguity_class(word)
+        found = _CLASSES[key] = _ambiguity_class(word.lower(), acronym)
     return found
 
 
-def _ambiguity_class(word: str) -> str:
+def _word_sense(synset: Any, forms: set[str], acronym: bool) -> bool:
+    """Whether a WordNet synset found for a word is a sense of that word as a word: one of its
+    lemmas matching the word (or its base form) has more than one character and, unless the
+    token is itself an acronym, is not written in capitals (*IT*, *WHO*, *WA* for "was"); and
+    the synset is neither a letter of an alphabet ("he") nor a chemical element ("He")."""
+    names = [lemma.name() for lemma in synset.lemmas()]
+    if any(n.startswith("atomic_number_") for n in names):
+        return False
+    definition = synset.definition()
+    if "letter" in definition and "alphabet" in definition:
+        return False
+    matching = [n for n in names if n.lower() in forms and len(n) > 1]
+    return any(acronym or not n.isupper() for n in matching)
+
+
+def _ambiguity_class(word: str, acronym: bool) -> str:
     from ..core.resources import wordnet
 
     if _NUMBER.match(word):
@@ -87,8 +108,13 @@ def _ambiguity_class(word: str) -> str:
     if not any(ch.isalnum() for ch in word):
         return "PUNCT"
     tags = set(closed_class_lexicon().get(word, ()))
-    if word.isalpha() or "-" in word:
-        tags.update(_WN_TAGS[s.pos()] for s in wordnet().synsets(word.replace("-", "_")))
+    if len(word) > 1 and all(ch.isalpha() or ch in "-." for ch in word):
+        wn = wordnet()
+        query = word.replace("-", "_")
+        for synset in wn.synsets(query):
+            forms = {query, *(wn._morphy(query, synset.pos()) or ())}
+            if _word_sense(synset, forms, acronym):
+                tags.add(_WN_TAGS[synset.pos()])
     return "|".join(sorted(tags)) if tags else "X"
 
 

@@ -19,8 +19,9 @@ from .features import FEATURES, TAGSETS, ngram_counts, tag_symbols, word_symbols
 
 APPROACHES = ("direct", "scaling")
 CORPUS_MODES = ("document", "mean")
-#: the lexicon behind ``features="classes"`` (in the signature: a lexicon change changes scores)
-CLASS_LEXICON = "wordnet3.0+closed"
+#: the lexicon behind ``features="classes"`` (in the signature: a lexicon change changes scores;
+#: "-words": WordNet senses that are words, not acronyms, letters or elements)
+CLASS_LEXICON = "wordnet3.0-words+closed"
 
 
 @dataclass(frozen=True)

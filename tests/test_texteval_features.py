@@ -1,0 +1,68 @@
+"""TextEval hardening (issue 17) and configuration (issue 12): ambiguity classes take WordNet's
+senses of a word as a word (no acronym, letter or element senses), dotted abbreviations are
+one token, the renamed option, the generated signature and the card's options table."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from nlgmetrics.core.config import markdown_table
+from nlgmetrics.texteval import TextEval, TextEvalConfig, ambiguity_class, tokenize
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("word, expected", [
+    ("a", "DET"), ("A", "DET"),            # not the letter, vitamin A, ampere, angstrom
+    ("an", "DET"),                          # not AN (Associate in Nursing)
+    ("he", "PRON"),                         # not helium nor the Hebrew letter
+    ("it", "PRON"), ("us", "PRON"), ("who", "PRON"), ("me", "PRON"),  # not IT, US, WHO, ME (Maine)
+    ("I", "PRON"), ("i", "PRON"),           # not iodine, the letter, the Roman numeral
+    ("was", "AUX|VERB"),                    # not WA (Washington) through the noun lemmatiser
+    ("lest", "SCONJ"),                      # not "l" (fifty) through the adjective lemmatiser
+])
+def test_closed_class_words_take_no_acronym_letter_or_element_senses(word, expected):
+    assert ambiguity_class(word) == expected
+
+
+def test_open_class_senses_and_acronyms_written_in_capitals_remain():
+    assert ambiguity_class("can") == "AUX|NOUN|VERB"
+    assert ambiguity_class("houses") == "NOUN|VERB"
+    assert ambiguity_class("Paris") == "NOUN"       # a proper noun is still a noun
+    assert ambiguity_class("US") == "NOUN|PRON"     # written as the acronym, it is one
+    assert ambiguity_class("U.S.") == "NOUN"
+    assert ambiguity_class("will") == "AUX|NOUN|VERB"
+
+
+def test_dotted_abbreviations_are_one_token():
+    assert tokenize("The U.S. economy grew, e.g. in Ohio.") == ["The", "U.S.", "economy", "grew", ",", "e.g.", "in",
+                                                               "Ohio", "."]
+    assert tokenize("Don't stop: it’s 3.5 km!") == ["Do", "n't", "stop", ":", "it", "'s", "3.5", "km", "!"]
+    assert TextEval(features="classes").symbols(["He was in the U.S."]) == [["PRON", "AUX|VERB", "ADJ|ADP|ADV|NOUN",
+                                                                            "DET", "NOUN"]]
+
+
+def test_renamed_option_and_checked_values():
+    with pytest.raises(ValueError, match="'model' was renamed to 'features'"):
+        TextEval(model="words")
+    for options, match in [({"features": "lemmas"}, "unknown features"), ({"ngram": 0}, "ngram must be"),
+                           ({"min_r2": 1.5}, "min_r2 must be"), ({"min_r2": float("nan")}, "finite"),
+                           ({"linguistic_backend": "nltk"}, "linguistic_backend"), ({"lowercase": "maybe"}, "true or false")]:
+        with pytest.raises(ValueError, match=match):
+            TextEvalConfig.from_options(**options)
+
+
+def test_signature_is_generated_from_the_configuration():
+    sig = TextEval(features="words", quiet=True).signature
+    assert sig.startswith("texteval|feat:words|approach:direct|dist:g2|corpus:document|")
+    changed = {"ngram": 2, "lowercase": False, "tagset": "upos", "min_r2": 0.3}
+    for name, value in changed.items():
+        key = TextEvalConfig.spec(name).short
+        assert f"|{key}:" in TextEval(features="words", quiet=True, **{name: value}).signature, name
+    assert "|lex:wordnet3.0-words+closed" in TextEval(features="classes", quiet=True).signature
+
+
+def test_card_options_table_is_generated():
+    card = (ROOT / "metrics" / "texteval" / "README.md").read_text(encoding="utf-8")
+    start, end = card.index("<!-- options:start -->"), card.index("<!-- options:end -->")
+    assert card[start:end].split("-->", 1)[1].strip() == markdown_table(TextEvalConfig)
