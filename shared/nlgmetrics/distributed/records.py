@@ -159,6 +159,10 @@ def _check_header(first: Any, where: str) -> Dict[str, Any]:
         raise ValueError(f"{where}: unknown metric in the header; known: {', '.join(nlgmetrics.REGISTRY)}")
     if not isinstance(options, dict):
         raise ValueError(f"{where}: the header's options must be a JSON object")
+    try:  # the values are checked as the configuration checks them (nothing is built)
+        nlgmetrics.scorer_class(metric).Config.from_options(**options)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{where}: {err}") from None
     if not isinstance(signature, str) or len(signature) > 4000:
         raise ValueError(f"{where}: the header's signature must be a string")
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_SEGMENTS:
