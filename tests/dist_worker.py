@@ -4,7 +4,8 @@
     torchrun --nproc_per_node 2 tests/dist_worker.py --cli score toy ... --distributed
 (the second form runs the command line with the toy scorer registered)
 SPEC: {"metric": ..., "options": {...}, "predictions": [...], "references": [...],
-       "sources": [...] or null, "extras": {name: [...]} (optional), "registry": {name: [module, class]} (optional extra entries),
+       "sources": [...] or null, "extras": {name: [...]} (optional),
+       "registry": {name: [module, class]} (optional extra entries),
        "accelerate": true to let accelerate's Accelerator set up the process group}
 """
 import json

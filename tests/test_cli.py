@@ -148,16 +148,19 @@ def test_input_file_errors_name_the_file(toy, corpus, tmp_path, capsys):
     bad_gz.write_bytes(gzip.compress("\n".join(HYPS).encode())[:30])
     _error(capsys, ["score", "toy", "-p", str(bad_gz), *ref], match="hyp.txt.gz: not a valid gzip file")
     short = _write(tmp_path, "short.txt", REFS[:3])
-    _error(capsys, ["score", "toy", "-p", corpus["hyp"], "-r", short], match="short.txt has 3 lines but the hypothesis file has 10")
+    _error(capsys, ["score", "toy", "-p", corpus["hyp"], "-r", short],
+           match="short.txt has 3 lines but the hypothesis file has 10")
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
     _error(capsys, ["score", "toy", "-p", str(empty), *ref], match="holds no lines")
     _error(capsys, ["score", "toy", "-p", corpus["hyp"]], match="toy needs references")
     _error(capsys, ["score", "toy", "-p", corpus["hyp"], *ref, "-r", corpus["ref"]], match="one reference per segment")
     bad_off = _write(tmp_path, "off.txt", ["1"] * 4 + ["x"] + ["1"] * 5)
-    _error(capsys, ["score", "toy", "-p", corpus["hyp"], *ref, "--offsets", bad_off], match="off.txt, line 5: not a number")
+    _error(capsys, ["score", "toy", "-p", corpus["hyp"], *ref, "--offsets", bad_off],
+           match="off.txt, line 5: not a number")
     nan_off = _write(tmp_path, "nan.txt", ["1"] * 9 + ["nan"])
-    _error(capsys, ["score", "toy", "-p", corpus["hyp"], *ref, "--offsets", nan_off], match="line 10: not a finite number")
+    _error(capsys, ["score", "toy", "-p", corpus["hyp"], *ref, "--offsets", nan_off],
+           match="line 10: not a finite number")
     few_off = _write(tmp_path, "few.txt", ["1"] * 9)
     _error(capsys, ["score", "toy", "-p", corpus["hyp"], *ref, "--offsets", few_off], match="few.txt has 9 lines")
 
@@ -169,7 +172,8 @@ def test_bom_gzip_and_a_single_empty_line(toy, tmp_path, capsys):
     gz.write_bytes(gzip.compress(b"the cat sat\nhello world\n"))
     assert cli.main(["score", "toy", "-p", str(plain), "-r", str(gz), "--json", "-q", "-o", "mode=none"]) == 0
     got = _json(capsys)
-    assert got["scores"] == nlgmetrics.load("toy", mode="none").score(["the cat sat", "hello"], ["the cat sat", "hello world"]).scores
+    want = nlgmetrics.load("toy", mode="none").score(["the cat sat", "hello"], ["the cat sat", "hello world"])
+    assert got["scores"] == want.scores
     assert got["scores"][0] == 100.0  # the BOM did not stay in line 1
     one = tmp_path / "one.txt"
     one.write_bytes(b"\n")

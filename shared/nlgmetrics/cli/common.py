@@ -31,7 +31,7 @@ class CLIError(SystemExit):
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors (a :class:`CLIError`) instead of usage + message."""
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> Any:
         raise CLIError(f"{message} (see: {self.prog} --help)")
 
 
@@ -78,7 +78,8 @@ def config_from_args(cls: Any, args: argparse.Namespace) -> MetricConfig:
         raise CLIError(str(err)) from None
     for key in set(flags) & set(pairs):
         if json.dumps(flags[key], default=str) != json.dumps(pairs[key], default=str):
-            raise CLIError(f"option {key} given twice with different values (--{key.replace('_', '-')} and -o {key}=...)")
+            flag = f"--{key.replace('_', '-')}"
+            raise CLIError(f"option {key} given twice with different values ({flag} and -o {key}=...)")
     try:
         config = config_cls.from_options(**{**flags, **pairs})
     except (ValueError, TypeError) as err:
