@@ -142,7 +142,10 @@ def offline_options(name):
     from nlgmetrics.examples import example
 
     options = example(name).options
-    return None if options is None else dict(options)
+    if options is None:
+        return None
+    renamed = nlgmetrics.scorer_class(name).Config.RENAMED  # an example not yet updated to a rename
+    return {renamed.get(k, k): v for k, v in options.items()}
 
 
 def real_metric_cases(tiny_m2m):

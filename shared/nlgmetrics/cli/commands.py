@@ -23,7 +23,11 @@ def _offline_options(name: str) -> Any:
 
 def cmd_list(args: argparse.Namespace) -> int:
     for name in nlgmetrics.list_metrics():
-        cls = nlgmetrics.scorer_class(name)
+        try:
+            cls = nlgmetrics.scorer_class(name)
+        except Exception as err:  # noqa: BLE001 - list the others; say why this one is out
+            print(f"{name:10s} [not available: {type(err).__name__}: {err}]")
+            continue
         doc = (inspect.getdoc(cls) or "").splitlines()
         offline = "offline" if _offline_options(name) is not None else "needs a hub model"
         print(f"{name:10s} {doc[0] if doc else ''}  [{offline}]")
