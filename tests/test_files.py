@@ -4,6 +4,7 @@ import csv
 import gzip
 
 import pytest
+
 from nlgmetrics import files
 from nlgmetrics.files import InputFileError
 
@@ -67,7 +68,8 @@ def test_errors_name_the_file(tmp_path):
 
 
 def test_jsonl_rows_and_row_errors(tmp_path):
-    path = _bytes(tmp_path, "d.jsonl", b'{"hyp": "a", "refs": ["b", "c"], "human": {"q": 0.5}}\n\n{"hyp": "x", "refs": "y", "human": {"q": 1}}\n')
+    path = _bytes(tmp_path, "d.jsonl", b'{"hyp": "a", "refs": ["b", "c"], "human": {"q": 0.5}}\n\n'
+                                       b'{"hyp": "x", "refs": "y", "human": {"q": 1}}\n')
     rows = files.read_rows(path)
     assert [n for n, _ in rows] == [1, 3]
     assert files.text_field(rows[0], "refs", path, allow_list=True) == ["b", "c"]
@@ -133,7 +135,8 @@ def test_csv_output_cannot_run_formulas(tmp_path):
         assert files.csv_safe(bad) == "'" + bad
     assert files.csv_safe("plain text") == "plain text"
     assert files.csv_safe(-0.5) == -0.5 and files.csv_safe(3) == 3
-    out = files.write_csv(tmp_path / "o.csv", [{"prediction": "=1+1", "score": -0.25}, {"prediction": "ok", "score": 1}])
+    rows = [{"prediction": "=1+1", "score": -0.25}, {"prediction": "ok", "score": 1}]
+    out = files.write_csv(tmp_path / "o.csv", rows)
     with open(out, newline="", encoding="utf-8") as fh:
         got = list(csv.reader(fh))
     assert got == [["prediction", "score"], ["'=1+1", "-0.25"], ["ok", "1"]]

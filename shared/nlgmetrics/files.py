@@ -107,11 +107,28 @@ def _decode(raw: bytes, name: str, lineno: int) -> str:
                              f"{raw[err.start:err.start + 1]!r}); save the file as UTF-8") from None
 
 
-def iter_lines(path: PathLike, label: Optional[str] = None) -> Iterator[str]:
-    """The file's lines one at a time (constant memory), decoded and checked as UTF-8."""
+def _raw_lines(fh: IO[bytes], name: str, max_line_bytes: Optional[int]) -> Iterator[bytes]:
+    if max_line_bytes is None:
+        yield from fh
+        return
+    lineno = 0
+    while True:
+        raw = fh.readline(max_line_bytes + 1)
+        if not raw:
+            return
+        lineno += 1
+        if len(raw) > max_line_bytes and not (len(raw) == max_line_bytes + 1 and raw.endswith(b"\n")):
+            raise InputFileError(f"{name}, line {lineno}: longer than {max_line_bytes} bytes")
+        yield raw
+
+
+def iter_lines(path: PathLike, label: Optional[str] = None, *, max_line_bytes: Optional[int] = None) -> Iterator[str]:
+    """The file's lines one at a time (constant memory), decoded and checked as UTF-8; a line
+    longer than ``max_line_bytes`` (when given) is an error, so a crafted file cannot make a
+    reader hold gigabytes."""
     name = _name(path, label)
     with open_binary(path, label) as fh:
-        for lineno, raw in enumerate(fh, start=1):
+        for lineno, raw in enumerate(_raw_lines(fh, name, max_line_bytes), start=1):
             if lineno == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM):]
             if raw.endswith(b"\n"):
@@ -127,11 +144,12 @@ def read_lines(path: PathLike, label: Optional[str] = None) -> List[str]:
 
 
 def count_lines(path: PathLike, label: Optional[str] = None) -> int:
-    """How many items :func:`iter_lines` yields, without decoding or keeping them."""
+    """How many items :func:`iter_lines` yields, reading the whole file once (so every error
+    :func:`iter_lines` would raise, a non-UTF-8 line included, is raised here) without
+    keeping the lines."""
     count = 0
-    with open_binary(path, label) as fh:
-        for _ in fh:
-            count += 1
+    for _ in iter_lines(path, label):
+        count += 1
     return count
 
 

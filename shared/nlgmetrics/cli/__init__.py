@@ -1,0 +1,123 @@
+"""Command line: ``nlgmetrics list | score | reduce | meta-eval | demo``.
+
+    nlgmetrics score sam -p hyp.txt -r ref.txt --json
+    nlgmetrics score rome --help                       # every option of RoMe: type, default, choices
+    nlgmetrics score rome -p hyp.txt -r ref.txt --profile lite -o batch_size=16
+    nlgmetrics meta-eval rome data.jsonl.gz --human human.quality --ref-field refs
+    nlgmetrics demo
+    nlgmetrics score rome -p hyp.txt -r ref.txt --shard 2/4 --records part2.jsonl
+    nlgmetrics reduce part*.jsonl
+    torchrun --nproc_per_node 2 -m nlgmetrics.cli score rome -p hyp.txt -r ref.txt --distributed
+
+A metric's options come from its configuration (``nlgmetrics.scorer_class(name).Config``):
+``--name VALUE`` or ``-o name=VALUE``, parsed by the field's type and checked before any
+model loads. Every error is one ``error:`` line; usage and input errors exit with 2, a failure
+while running with 1.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import List, Optional, Sequence
+
+import nlgmetrics
+from nlgmetrics.cli.commands import cmd_demo, cmd_list, cmd_meta_eval, cmd_reduce
+from nlgmetrics.cli.common import CLIError, Parser, add_metric_options, print_error
+from nlgmetrics.cli.score import add_score_arguments, cmd_score
+
+_FLAGS_WITHOUT_VALUE = {"--json", "-q", "--quiet", "--distributed", "-h", "--help"}
+
+
+def _metric_in(argv: Sequence[str]) -> Optional[str]:
+    """The metric named after ``score``/``meta-eval`` (so its options can be added to the
+    parser), or None."""
+    if not argv or argv[0] not in ("score", "meta-eval"):
+        return None
+    for i, token in enumerate(argv[1:], start=1):
+        prev = argv[i - 1]
+        if token in nlgmetrics.REGISTRY and (i == 1 or not prev.startswith("-") or prev in _FLAGS_WITHOUT_VALUE):
+            return token
+    return None
+
+
+def _metric_class(name: Optional[str]) -> Optional[type]:
+    if name is None:
+        return None
+    try:
+        return nlgmetrics.scorer_class(name)
+    except ValueError:
+        return None  # the parser's choices give the error
+
+
+def build_parser(metric: Optional[str] = None) -> Parser:
+    """The parser; with ``metric``, ``score`` and ``meta-eval`` carry that metric's options."""
+    cls = _metric_class(metric)
+    parser = Parser(prog="nlgmetrics", description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--version", action="version", version=f"nlgmetrics {nlgmetrics.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    sub.add_parser("list", help="list the metrics").set_defaults(func=cmd_list)
+
+    def common(p: Parser) -> None:
+        p.add_argument("metric", choices=sorted(nlgmetrics.REGISTRY),
+                       help="the metric (nlgmetrics score METRIC --help lists its options)")
+        p.add_argument("--json", action="store_true", help="print JSON (non-finite numbers as null)")
+        p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+
+    p = sub.add_parser("score", help="score a hypothesis file")
+    common(p)
+    add_score_arguments(p, cls)
+    add_metric_options(p, cls)
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("reduce", help="merge shard records and print the corpus result")
+    p.add_argument("records", nargs="+", help="records files written by score --shard")
+    p.add_argument("--metric", help="the metric; with -o, the options the records were scored with "
+                                    "(needed when the files' options name paths or models)")
+    p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", default=[],
+                   help="an option of --metric, parsed by its type")
+    p.add_argument("--json", action="store_true", help="print JSON (non-finite numbers as null)")
+    p.set_defaults(func=cmd_reduce)
+
+    p = sub.add_parser("meta-eval", help="correlate a metric with human judgements in a JSONL file")
+    common(p)
+    p.add_argument("data", help="JSON lines (.gz ok), one segment a row")
+    p.add_argument("--human", required=True, help="field with the human score (dots for nesting: human.quality)")
+    p.add_argument("--hyp-field", default="hyp")
+    p.add_argument("--ref-field", default="ref")
+    p.add_argument("--src-field", default="src")
+    p.add_argument("--system-field", default="system")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% CIs")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--limit", type=int, help="score only the first N rows")
+    add_metric_options(p, cls)
+    p.set_defaults(func=cmd_meta_eval)
+
+    p = sub.add_parser("demo", help="score a small bundled example with every metric that runs offline")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line; errors raise :class:`CLIError` (a ``SystemExit``) after printing
+    one ``error:`` line."""
+    args_list: List[str] = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser(_metric_in(args_list)).parse_args(args_list)
+        return int(args.func(args) or 0)
+    except CLIError as err:
+        print_error(err)
+        raise
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        raise CLIError("interrupted", code=130) from None
+    except Exception as err:  # noqa: BLE001 - one line, not a traceback (NLGMETRICS_DEBUG=1 shows it)
+        if os.environ.get("NLGMETRICS_DEBUG"):
+            raise
+        failure = CLIError(f"{type(err).__name__}: {err} (set NLGMETRICS_DEBUG=1 for the traceback)", code=1)
+        print_error(failure)
+        raise failure from None
+
+
+__all__ = ["CLIError", "build_parser", "main"]

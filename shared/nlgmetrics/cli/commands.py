@@ -1,0 +1,150 @@
+"""``nlgmetrics list | reduce | meta-eval | demo``."""
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+from typing import Any, Dict, List
+
+import nlgmetrics
+from nlgmetrics import distributed, files
+from nlgmetrics.cli.common import CLIError, config_from_args, dumps, load_scorer, scorer_class, write_result
+from nlgmetrics.core import stats
+from nlgmetrics.core.config import parse_key_values
+from nlgmetrics.examples import example
+
+
+def _offline_options(name: str) -> Any:
+    try:
+        return example(name).options
+    except (KeyError, ValueError):
+        return None
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    for name in nlgmetrics.list_metrics():
+        try:
+            cls = nlgmetrics.scorer_class(name)
+        except Exception as err:  # noqa: BLE001 - list the others; say why this one is out
+            print(f"{name:10s} [not available: {type(err).__name__}: {err}]")
+            continue
+        doc = (inspect.getdoc(cls) or "").splitlines()
+        offline = "offline" if _offline_options(name) is not None else "needs a hub model"
+        print(f"{name:10s} {doc[0] if doc else ''}  [{offline}]")
+    return 0
+
+
+def cmd_reduce(args: argparse.Namespace) -> int:
+    """Records files are data: the metric and options come from ``--metric``/``-o`` or,
+    without them, from the files when every option there is on the safe list."""
+    options = None
+    if args.metric:
+        cls = scorer_class(args.metric)
+        try:
+            options = parse_key_values(args.option or [], cls.Config)
+            cls.Config.from_options(**options)
+        except ValueError as err:
+            raise CLIError(str(err)) from None
+    elif args.option:
+        raise CLIError("-o needs --metric: give the metric whose options these are")
+    try:
+        result = distributed.reduce_files(args.records, args.metric, options, quiet=True)
+    except ValueError as err:  # files.InputFileError included
+        raise CLIError(str(err)) from None
+    write_result(result, args.json)
+    return 0
+
+
+def _human(row: files.Row, key: str, path: str) -> float:
+    value = files.field(row, key, path)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise CLIError(f"{path}, line {row[0]}: human score {value!r} is not a number")
+    return float(value)
+
+
+def cmd_meta_eval(args: argparse.Namespace) -> int:
+    cls = scorer_class(args.metric)
+    config = config_from_args(cls, args)
+    path = args.data
+    try:
+        rows: List[files.Row] = []
+        for row in files.iter_jsonl(path):
+            rows.append(row)
+            if args.limit and len(rows) >= args.limit:
+                break
+        if not rows:
+            raise CLIError(f"{path} holds no rows")
+        hyps = [files.text_field(r, args.hyp_field, path) for r in rows]
+        refs = None
+        if cls.references_mode != "none" and args.ref_field:
+            refs = [files.text_field(r, args.ref_field, path, allow_list=True) if not _empty_list(r, args.ref_field)
+                    else _raise(f"{path}, line {r[0]}: empty reference list") for r in rows]
+            if not cls.multi_reference:
+                refs = [x if isinstance(x, str) else x[0] for x in refs]
+        use_sources = args.src_field and (cls.sources_mode == "required" or (
+            cls.sources_mode == "optional" and all(r[1].get(args.src_field) is not None for r in rows)))
+        srcs = [files.text_field(r, args.src_field, path) for r in rows] if use_sources else None
+        human = [_human(r, args.human, path) for r in rows]
+    except files.InputFileError as err:
+        raise CLIError(str(err)) from None
+    scorer = load_scorer(args.metric, config, quiet=args.quiet)
+    try:
+        result = scorer.score(hyps, refs, srcs)
+    except ValueError as err:
+        raise CLIError(str(err), code=1) from None
+    out: Dict[str, Any] = {"metric": args.metric, "signature": result.signature, "n": len(rows),
+                           "human": args.human, "segment": {}, "system": {}}
+    for method, fn in stats.CORRELATIONS.items():
+        value = fn(result.scores, human)
+        lo, hi = stats.bootstrap_ci(fn, result.scores, human, n_resamples=args.bootstrap, seed=args.seed)
+        out["segment"][method] = {"value": value, "ci95": [lo, hi]}
+    if args.system_field and all(r[1].get(args.system_field) is not None for r in rows):
+        systems = [r[1][args.system_field] for r in rows]
+        for method in stats.CORRELATIONS:
+            def sys_corr(m: Any, h: Any, s: Any, _method: str = method) -> float:
+                return stats.system_correlation(m, h, s, _method)
+            value = sys_corr(result.scores, human, systems)
+            lo, hi = stats.bootstrap_ci(sys_corr, result.scores, human, systems,
+                                        n_resamples=args.bootstrap, seed=args.seed)
+            out["system"][method] = {"value": value, "ci95": [lo, hi]}
+        out["n_systems"] = len({json.dumps(s, sort_keys=True) for s in systems})
+    if args.json:
+        print(dumps(out))
+        return 0
+    print(f"{args.metric} vs {args.human} on {len(rows)} segments  ({result.signature})")
+    for level in ("segment", "system"):
+        for method, v in out[level].items():
+            print(f"  {level:8s} {method:9s} {v['value']:+.4f}  95% CI [{v['ci95'][0]:+.4f}, {v['ci95'][1]:+.4f}]")
+    if not out["system"]:
+        print("  (no system-level correlation: rows have no system field)")
+    return 0
+
+
+def _empty_list(row: files.Row, key: str) -> bool:
+    found = row[1].get(key, None)
+    return isinstance(found, list) and not found
+
+
+def _raise(message: str) -> Any:
+    raise CLIError(message)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    failures = 0
+    for name in nlgmetrics.list_metrics():
+        options = _offline_options(name)
+        if options is None:
+            print(f"{name}: skipped (needs a hub checkpoint; pass a local model path to run it offline)")
+            continue
+        inputs = example(name).inputs
+        try:
+            result = nlgmetrics.load(name, quiet=args.quiet, **options).score(
+                inputs["predictions"], inputs.get("references"), inputs.get("sources"))
+        except Exception as err:  # noqa: BLE001 - report and go on with the next metric
+            failures += 1
+            print(f"{name}: FAILED ({type(err).__name__}: {err})")
+            continue
+        print(f"{name}: {result.score:.4f}  {result.signature}")
+        for hyp, s in zip(inputs["predictions"], result.scores):
+            print(f"    {s:9.4f}  {hyp[:70]}")
+    return 1 if failures else 0

@@ -1,0 +1,194 @@
+"""What every command shares: the error type (one ``error:`` line, exit code 2 for usage
+errors), the argument parser, the metric's options generated from its configuration (typed
+``--name`` flags and ``-o key=value``, validated before any model loads) and the output."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import IO, Any, List, Optional, Sequence
+
+import nlgmetrics
+from nlgmetrics.core import config as core_config
+from nlgmetrics.core.config import MetricConfig
+from nlgmetrics.core.result import MetricResult
+
+
+class CLIError(SystemExit):
+    """A command-line error: :func:`nlgmetrics.cli.main` prints ``error: <message>`` (one
+    line, no traceback) and the process exits with ``code`` (2: usage or input; 1: failure
+    while running)."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(code)
+        self.message = " ".join(str(message).split()) or "failed"
+
+    def __str__(self) -> str:
+        return f"error: {self.message}"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (a :class:`CLIError`) instead of usage + message."""
+
+    def error(self, message: str) -> Any:
+        raise CLIError(f"{message} (see: {self.prog} --help)")
+
+
+def scorer_class(name: str) -> Any:
+    try:
+        return nlgmetrics.scorer_class(name)
+    except ValueError as err:
+        raise CLIError(str(err)) from None
+
+
+def add_metric_options(parser: argparse.ArgumentParser, cls: Optional[Any]) -> None:
+    """``-o KEY=VALUE`` and, when the metric is known, one typed ``--name`` per configuration
+    field (type, default and choices in ``--help``); a field whose flag the command already
+    uses stays reachable through ``-o``."""
+    names = ", ".join(cls.Config.names()) if cls is not None else "see: nlgmetrics score METRIC --help"
+    parser.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", default=[],
+                        help=f"a metric option, parsed by its type (options: {names})")
+    if cls is None:
+        return
+    taken = set(parser._option_string_actions)  # noqa: SLF001 - argparse has no public accessor
+    skip = [s.name for s in cls.Config.specs() if f"--{s.name.replace('_', '-')}" in taken]
+    core_config.add_arguments(parser, cls.Config, skip=skip)
+
+
+def config_from_args(cls: Any, args: argparse.Namespace) -> MetricConfig:
+    """The metric's configuration from ``--name`` flags and ``-o key=value`` items, checked
+    (types, choices, ranges, cross-field rules, device and dtype) before anything loads."""
+    config_cls = cls.Config
+    known = config_cls.names()
+    items: List[str] = list(getattr(args, "option", None) or [])
+    keys = []
+    for item in items:
+        if "=" not in item:
+            raise CLIError(f"-o expects KEY=VALUE, got {item!r}")
+        keys.append(item.split("=", 1)[0].strip().replace("-", "_"))
+    unknown = [k for k in keys if k not in known and k not in config_cls.RENAMED]
+    if unknown:
+        raise CLIError(f"{cls.name} does not take option{'s' if len(unknown) > 1 else ''} "
+                       f"{', '.join(map(repr, unknown))}; it takes: {', '.join(known)}")
+    try:
+        flags = core_config.options_from_args(args, config_cls)
+        pairs = core_config.parse_key_values(items, config_cls)
+    except ValueError as err:
+        raise CLIError(str(err)) from None
+    for key in set(flags) & set(pairs):
+        if json.dumps(flags[key], default=str) != json.dumps(pairs[key], default=str):
+            flag = f"--{key.replace('_', '-')}"
+            raise CLIError(f"option {key} given twice with different values ({flag} and -o {key}=...)")
+    try:
+        config = config_cls.from_options(**{**flags, **pairs})
+    except (ValueError, TypeError) as err:
+        raise CLIError(str(err)) from None
+    check_device(config)
+    return config
+
+
+def check_device(config: MetricConfig) -> None:
+    """``device`` and ``dtype`` fields checked as the models will resolve them (``--device
+    tpu``, ``cuda`` without CUDA, ``fp16`` on CPU), so the error comes before any load."""
+    names = set(type(config).names())
+    if "device" not in names and "dtype" not in names:
+        return
+    import torch
+
+    from nlgmetrics.core import models
+
+    device = getattr(config, "device", None)
+    resolved = None
+    if device is not None:
+        text = str(device)
+        try:
+            kind = torch.device(text).type if text != "auto" else "auto"
+        except (RuntimeError, ValueError):
+            kind = None
+        if kind not in ("auto", "cpu", "cuda", "mps"):
+            raise CLIError(f"unknown device {text!r}; use auto, cpu, cuda, cuda:N or mps")
+        try:
+            resolved = models.resolve_device(text)
+        except (RuntimeError, ValueError) as err:
+            raise CLIError(str(err)) from None
+    dtype = getattr(config, "dtype", None)
+    if dtype is not None:
+        try:
+            models.resolve_dtype(dtype, resolved if resolved is not None else models.resolve_device("auto"))
+        except (RuntimeError, ValueError) as err:
+            raise CLIError(str(err)) from None
+
+
+def load_scorer(name: str, config: MetricConfig, quiet: bool) -> Any:
+    """``nlgmetrics.load`` for an already checked configuration; a model that cannot be had
+    is one error line (exit 1)."""
+    from nlgmetrics.core.models import ModelUnavailableError
+
+    try:
+        return nlgmetrics.load(name, quiet=quiet, **config.changed())
+    except (ValueError, FileNotFoundError, OSError, ModelUnavailableError) as err:
+        raise CLIError(str(err), code=1) from None
+
+
+# -- output --------------------------------------------------------------------------------------
+def finite_or_none(value: Any) -> Any:
+    """JSON-ready copy of ``value`` with every non-finite float replaced by ``None``."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_or_none(v) for v in value]
+    if hasattr(value, "tolist"):
+        return finite_or_none(value.tolist())
+    if hasattr(value, "item"):
+        return finite_or_none(value.item())
+    return value
+
+
+def dumps(value: Any) -> str:
+    """Strict JSON (never a bare NaN): non-finite numbers become ``null``."""
+    return json.dumps(finite_or_none(value), allow_nan=False, default=str)
+
+
+def write_result(result: MetricResult, as_json: bool, out: Optional[IO[str]] = None) -> None:
+    """``score<TAB>signature``, or the whole result as strict JSON written piece by piece (a
+    large corpus is not first built as one string)."""
+    out = out or sys.stdout
+    if not as_json:
+        score = f"{result.score:.4f}" if math.isfinite(result.score) else "nan"
+        out.write(f"{score}\t{result.signature}\n")
+        return
+    out.write('{"metric": ' + dumps(result.metric) + ', "scores": [')
+    _write_items(out, result.scores)
+    out.write('], "score": ' + dumps(result.score) + ', "signature": ' + dumps(result.signature))
+    out.write(', "details": [')
+    _write_items(out, result.details)
+    out.write('], "corpus": ' + dumps(result.corpus) + "}\n")
+    out.flush()
+
+
+def _write_items(out: IO[str], items: Sequence[Any]) -> None:
+    for i, item in enumerate(items):
+        out.write((", " if i else "") + dumps(item))
+
+
+def as_number(text: str, where: str) -> float:
+    """A finite number from a line of a per-segment input file."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise CLIError(f"{where}: not a number") from None
+    if not math.isfinite(value):
+        raise CLIError(f"{where}: not a finite number")
+    return value
+
+
+def print_error(err: BaseException) -> None:
+    print(str(err) if isinstance(err, CLIError) else f"error: {err}", file=sys.stderr)
+
+
+__all__ = ["CLIError", "Parser", "add_metric_options", "as_number", "check_device", "config_from_args", "dumps",
+           "finite_or_none", "load_scorer", "print_error", "scorer_class", "write_result"]
+

@@ -1,0 +1,186 @@
+"""``nlgmetrics score``: input files checked first (lines, lengths, UTF-8, per-segment
+numbers), then the corpus is scored in chunks with a progress bar, so memory stays flat in the
+corpus size; per-segment records stream to a records file (``--shard/--records``), to the
+other ranks (``--distributed``) or into the reduction."""
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, List, Optional
+
+from tqdm.auto import tqdm
+
+from nlgmetrics import distributed, files
+from nlgmetrics.cli.common import CLIError, as_number, config_from_args, load_scorer, scorer_class, write_result
+from nlgmetrics.core.base import Record
+
+DEFAULT_CHUNK = 512
+
+
+@dataclass
+class InputFiles:
+    """The files of one scoring run, checked: every file has ``n`` lines."""
+
+    predictions: str
+    references: List[str] = field(default_factory=list)
+    sources: Optional[str] = None
+    extras: Dict[str, str] = field(default_factory=dict)
+    n: int = 0
+    multi_reference: bool = False
+
+    def chunks(self, size: int) -> Iterator[distributed.Chunk]:
+        """Consecutive chunks of ``size`` segments (0: one chunk), read lazily."""
+        columns: List[Iterator[Any]] = [files.iter_lines(self.predictions)]
+        columns += [files.iter_lines(p) for p in self.references]
+        if self.sources:
+            columns.append(files.iter_lines(self.sources))
+        columns += [files.iter_lines(p) for p in self.extras.values()]
+        n_refs, names = len(self.references), list(self.extras)
+        size = size if size > 0 else max(1, self.n)
+        start = 0
+        rows: List[Any] = []
+        for row in zip(*columns):
+            rows.append(row)
+            if len(rows) == size:
+                yield self._chunk(start, rows, n_refs, names)
+                start += len(rows)
+                rows = []
+        if rows:
+            yield self._chunk(start, rows, n_refs, names)
+
+    def _chunk(self, start: int, rows: List[Any], n_refs: int, names: List[str]) -> distributed.Chunk:
+        preds = [r[0] for r in rows]
+        refs: Optional[List[Any]] = None
+        if n_refs == 1 and not self.multi_reference:
+            refs = [r[1] for r in rows]
+        elif n_refs:
+            refs = [list(r[1:1 + n_refs]) for r in rows]
+        at = 1 + n_refs
+        srcs = [r[at] for r in rows] if self.sources else None
+        at += 1 if self.sources else 0
+        extras = {name: [float(r[at + j]) for r in rows] for j, name in enumerate(names)}
+        return start, preds, refs, srcs, extras
+
+
+def _count(path: str) -> int:
+    try:
+        return files.count_lines(path)
+    except files.InputFileError as err:
+        raise CLIError(str(err)) from None
+
+
+def check_inputs(cls: Any, args: argparse.Namespace) -> InputFiles:
+    """Every input file read once (constant memory): readable, UTF-8, as many lines as the
+    hypothesis file; references and sources as the metric takes them; per-segment number
+    files (``--base-scores``) hold finite numbers. Nothing has loaded yet."""
+    refs: List[str] = list(args.references or [])
+    if refs and cls.references_mode == "none":
+        raise CLIError(f"{cls.name} takes no references (-r)")
+    if not refs and cls.references_mode == "required":
+        raise CLIError(f"{cls.name} needs references: give -r FILE")
+    if len(refs) > 1 and not cls.multi_reference:
+        raise CLIError(f"{cls.name} takes one reference per segment; got {len(refs)} reference files")
+    if args.sources and cls.sources_mode == "none":
+        raise CLIError(f"{cls.name} takes no sources (-s)")
+    if not args.sources and cls.sources_mode == "required":
+        raise CLIError(f"{cls.name} needs sources: give -s FILE")
+    extras = {name[len("extra_"):]: path for name, path in vars(args).items()
+              if name.startswith("extra_") and path}
+    for name in extras:
+        if name not in cls.extra_inputs:
+            raise CLIError(f"{cls.name} takes no {name.replace('_', ' ')}")
+    n = _count(args.predictions)
+    if n == 0:
+        raise CLIError(f"{args.predictions} holds no lines; give at least one segment")
+    for path in [*refs, *([args.sources] if args.sources else [])]:
+        m = _count(path)
+        if m != n:
+            raise CLIError(f"{path} has {m} lines but the hypothesis file has {n}")
+    for path in extras.values():
+        m = 0
+        try:
+            for m, line in enumerate(files.iter_lines(path), start=1):
+                as_number(line, f"{path}, line {m}")
+        except files.InputFileError as err:
+            raise CLIError(str(err)) from None
+        if m != n:
+            raise CLIError(f"{path} has {m} lines but the hypothesis file has {n}")
+    return InputFiles(args.predictions, refs, args.sources, extras, n, cls.multi_reference)
+
+
+def _with_progress(chunks: Iterator[distributed.Chunk], bar: Any) -> Iterator[distributed.Chunk]:
+    pending = 0
+    for chunk in chunks:
+        bar.update(pending)
+        pending = len(chunk[1])
+        yield chunk
+    bar.update(pending)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    cls = scorer_class(args.metric)
+    config = config_from_args(cls, args)
+    inputs = check_inputs(cls, args)
+    if bool(args.shard) != bool(args.records):
+        raise CLIError("--shard and --records go together")
+    if args.distributed and args.shard:
+        raise CLIError("--distributed and --shard are alternatives; use one")
+    if args.chunk_size < 0:
+        raise CLIError("--chunk-size must be 0 (no chunks) or a positive number of segments")
+    try:
+        shard = distributed.parse_shard(args.shard) if args.shard else (1, 1)
+    except ValueError as err:
+        raise CLIError(f"--shard: {err}") from None
+    scorer = load_scorer(args.metric, config, quiet=True)  # the command's own bar shows progress
+    bar = tqdm(total=inputs.n, desc=args.metric, unit="seg", file=sys.stderr, disable=True if args.quiet else None,
+               dynamic_ncols=True, leave=False)
+    try:
+        chunks = _with_progress(inputs.chunks(args.chunk_size), bar)
+        if args.records:
+            header = distributed.records_header(args.metric, distributed.record_options(config), scorer,
+                                                n_segments=inputs.n, shard=shard)
+            with distributed.RecordsWriter(args.records, header) as out:
+                for records in distributed.score_chunks(scorer, chunks, shard=shard):
+                    out.write(records)
+            bar.close()
+            print(f"wrote {out.count} records of shard {args.shard} to {out.target}", file=sys.stderr)
+            return 0
+        rank, world = 0, 1
+        if args.distributed:
+            distributed.init_distributed()
+            rank, world = distributed.rank_and_world()
+        gathered: List[Record] = []
+        for records in distributed.score_chunks(scorer, chunks, shard=(rank + 1, world)):
+            gathered.extend(records)
+        bar.close()
+        result = distributed.gather_reduce(scorer, gathered, all_ranks=False) if args.distributed \
+            else scorer.reduce(gathered)
+    except (ValueError, OSError, files.InputFileError) as err:
+        raise CLIError(str(err), code=1) from None
+    finally:
+        bar.close()
+    if result is not None:  # rank 0 (or a single process)
+        write_result(result, args.json)
+    return 0
+
+
+def add_score_arguments(p: argparse.ArgumentParser, cls: Optional[Any]) -> None:
+    p.add_argument("-p", "--predictions", required=True, metavar="FILE",
+                   help="one hypothesis per line (UTF-8; .gz ok)")
+    p.add_argument("-r", "--references", action="append", metavar="FILE",
+                   help="one reference per line (repeat for several)")
+    p.add_argument("-s", "--sources", metavar="FILE", help="one source per line")
+    p.add_argument("--base-scores", dest="extra_base_scores", metavar="FILE",
+                   help="one base score per line, for metrics that adjust given scores (SAM with -o base=given)")
+    for name, doc in (getattr(cls, "extra_inputs", None) or {}).items():
+        if name != "base_scores":
+            p.add_argument(f"--{name.replace('_', '-')}", dest=f"extra_{name}", metavar="FILE",
+                           help=f"one number per line: {doc}")
+    p.add_argument("--shard", metavar="K/N", help="score only shard K of N (round-robin segments)")
+    p.add_argument("--records", metavar="OUT.jsonl", help="write the shard's per-segment records here")
+    p.add_argument("--distributed", action="store_true",
+                   help="data-parallel over torch.distributed ranks (launch with torchrun)")
+    p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK, metavar="N",
+                   help=f"score N segments at a time, so memory stays flat in the corpus size "
+                        f"(default {DEFAULT_CHUNK}; 0: all at once)")

@@ -1,0 +1,140 @@
+"""Scale out: per-segment records for one shard of a corpus (scored in chunks, streamed to a
+records file), merged and reduced later, and data-parallel scoring on ``torch.distributed``
+(gloo on CPU, nccl on GPU; ``torchrun``).
+
+Every scorer splits into ``score_segments`` (independent per segment) and ``reduce`` (the
+corpus steps), so a corpus can be scored in pieces and the merged result equals the
+single-process one. Shards are round-robin (segment i goes to shard i mod N), which keeps
+their length mix balanced. Per-call inputs (``extras``, e.g. SAM's ``base_scores``) are
+sliced with the texts.
+
+Records files (writing, reading as untrusted data, reducing) are in
+:mod:`nlgmetrics.distributed.records`; their names are importable from here too.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+
+from nlgmetrics.core.base import Record, Scorer
+from nlgmetrics.core.result import MetricResult
+from nlgmetrics.distributed.records import (
+    FORMAT,
+    MAX_SEGMENTS,
+    RecordsWriter,
+    parse_shard,
+    read_records,
+    record_line,
+    record_options,
+    records_header,
+    reduce_files,
+    safe_option,
+    shard_size,
+    write_records,
+)
+
+__all__ = ["FORMAT", "MAX_SEGMENTS", "Chunk", "RecordsWriter", "gather_reduce", "init_distributed",
+           "parse_shard", "rank_and_world", "read_records", "record_line", "record_options", "records_header",
+           "reduce_files", "safe_option", "score_chunks", "score_distributed", "score_shard", "shard_ids",
+           "shard_size", "write_records"]
+#: (first segment id, predictions, references, sources, extras) of one chunk of a corpus
+Chunk = Tuple[int, List[str], Optional[List[Any]], Optional[List[str]], Dict[str, List[Any]]]
+
+
+def shard_ids(n_segments: int, k: int, n_shards: int) -> List[int]:
+    """Segment ids of shard k (1-based) of n_shards: round-robin."""
+    return list(range(k - 1, n_segments, n_shards))
+
+
+def score_shard(scorer: Scorer, predictions: Any, references: Any = None, sources: Any = None, *,
+                shard: Tuple[int, int] = (1, 1), **extras: Any) -> List[Record]:
+    """Per-segment records (with global segment ids) of one shard; per-segment ``extras``
+    (e.g. SAM's ``base_scores``) are sliced with the texts."""
+    inputs = scorer.validate(predictions, references, sources, **extras)
+    if len(inputs) == 0:
+        raise ValueError("predictions is empty; give at least one segment")
+    ids = shard_ids(len(inputs), *shard)
+    return scorer.score_segments(inputs.subset(ids)) if ids else []
+
+
+def score_chunks(scorer: Scorer, chunks: Iterable[Chunk], *,
+                 shard: Tuple[int, int] = (1, 1)) -> Iterator[List[Record]]:
+    """Score a corpus that arrives in chunks (constant memory in the corpus size): for each
+    chunk, the records of the segments that belong to ``shard``. Chunks must be consecutive
+    from id 0; the records equal those of scoring the whole corpus at once."""
+    k, n_shards = shard
+    expected = 0
+    for start, preds, refs, srcs, extras in chunks:
+        if start != expected:
+            raise ValueError(f"chunk starts at segment {start}, expected {expected}")
+        expected = start + len(preds)
+        ids = list(range(start, expected))
+        inputs = scorer.validate(preds, refs, srcs, ids=ids, **extras)
+        mine = [i for i in ids if i % n_shards == k - 1]
+        if mine:
+            yield scorer.score_segments(inputs if len(mine) == len(ids) else inputs.subset(mine))
+
+
+# --- torch.distributed -------------------------------------------------------------------
+
+def init_distributed() -> bool:
+    """Initialise the default process group when launched by torchrun (RANK/WORLD_SIZE set);
+    nccl when CUDA is available, gloo otherwise. Returns whether a group is active."""
+    import torch
+    import torch.distributed as dist
+
+    if not dist.is_available():
+        return False
+    if dist.is_initialized():
+        return True
+    if "RANK" not in os.environ or "WORLD_SIZE" not in os.environ:
+        return False
+    backend = "nccl" if torch.cuda.is_available() else "gloo"
+    if backend == "nccl":
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", 0)))
+    dist.init_process_group(backend=backend)
+    return True
+
+
+def rank_and_world(group: Any = None) -> Tuple[int, int]:
+    """(rank, world size) of the active process group, (0, 1) without one."""
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()):
+        return 0, 1
+    return dist.get_rank(group), dist.get_world_size(group)
+
+
+def gather_reduce(scorer: Scorer, records: List[Record], *, all_ranks: bool = True,
+                  group: Any = None) -> Optional[MetricResult]:
+    """Gather every rank's records on rank 0 and reduce there; the other ranks get the
+    result too (``all_ranks``) or ``None``."""
+    import torch.distributed as dist
+
+    rank, world = rank_and_world(group)
+    if world == 1 and not (dist.is_available() and dist.is_initialized()):
+        return scorer.reduce(records)
+    gathered: List[Optional[List[Record]]] = [None] * world if rank == 0 else []
+    dist.gather_object(records, gathered if rank == 0 else None, dst=0, group=group)
+    result = scorer.reduce([r for part in gathered for r in (part or [])]) if rank == 0 else None
+    if all_ranks:
+        box = [result]
+        dist.broadcast_object_list(box, src=0, group=group)
+        result = box[0]
+    return result
+
+
+def score_distributed(scorer: Scorer, predictions: Any, references: Any = None, sources: Any = None,
+                      *, all_ranks: bool = True, group: Any = None, **extras: Any) -> Optional[MetricResult]:
+    """Data-parallel scoring: every rank passes the same inputs, scores its round-robin shard,
+    the records are gathered and rank 0 reduces. Other ranks receive the result too
+    (``all_ranks=True``) or ``None``. Without an initialised process group this is
+    ``scorer.score``. Works inside ``accelerate`` (it initialises the same default group).
+    Per-segment ``extras`` (e.g. ``base_scores``) travel with the texts."""
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()):
+        return scorer.score(predictions, references, sources, **extras)
+    rank, world = rank_and_world(group)
+    records = score_shard(scorer, predictions, references, sources, shard=(rank + 1, world), **extras)
+    return gather_reduce(scorer, records, all_ranks=all_ranks, group=group)
