@@ -5,9 +5,10 @@ from typing import List
 
 import pytest
 
-from nlgmetrics.core.base import Inputs, Record, Scorer, mean_reduce, sort_records, validate_inputs
+from nlgmetrics.core.base import (Inputs, Record, Scorer, mean_reduce, normalize_text, sort_records,
+                                  validate_inputs, validate_texts)
 from nlgmetrics.core.lexical import sentence_chrf
-from nlgmetrics.core.result import MetricResult, make_signature
+from nlgmetrics.core.result import MetricResult
 
 
 class ChrfScorer(Scorer):
@@ -19,12 +20,8 @@ class ChrfScorer(Scorer):
         return [{"id": i, "score": sentence_chrf(h, r), "length": len(h)}
                 for i, h, r in zip(inputs.ids, inputs.predictions, inputs.references)]
 
-    def reduce(self, records: List[Record]) -> MetricResult:
+    def reduce_records(self, records: List[Record]) -> MetricResult:
         return mean_reduce(self, records)
-
-    @property
-    def signature(self) -> str:
-        return make_signature(self.name, "0.0", base="chrf", lower=False)
 
 
 def test_score_and_reduce_in_any_order():
@@ -40,7 +37,7 @@ def test_score_and_reduce_in_any_order():
     assert shuffled.scores == result.scores
     with pytest.raises(ValueError, match="appears twice"):
         s.reduce(records + records[:1])
-    assert "toy-chrf" in str(result) and result.signature == "toy-chrf|base:chrf|lower:no|v:0.0"
+    assert "toy-chrf" in str(result) and result.signature.startswith("toy-chrf|v:")
 
 
 @pytest.mark.parametrize("preds, refs, message", [
@@ -90,3 +87,32 @@ def test_result_json_has_no_nan():
 
 def test_sort_records():
     assert [r["id"] for r in sort_records([{"id": 2}, {"id": 0}, {"id": 1}])] == [0, 1, 2]
+
+
+def test_text_normalisation():
+    # lone surrogates (either half, at either end) become U+FFFD, one per code unit
+    assert normalize_text("a \ud800 b") == "a \ufffd b"
+    assert normalize_text("\udfffx\ud83d") == "\ufffdx\ufffd"
+    # a surrogate pair left as two code points is the character it encodes
+    assert normalize_text("\ud83d\ude00!") == "\U0001f600!"
+    # one leading BOM is removed; a BOM elsewhere is text
+    assert normalize_text("\ufeffthe cat") == "the cat"
+    assert normalize_text("a\ufeffb") == "a\ufeffb"
+    # everything else is left as it is (no case, space or NFC changes)
+    for text in ["", "  The  Cat ", "e\u0301", "\u00e9", "\x00\t\n", "\U0001f600"]:
+        assert normalize_text(text) == text
+    np = pytest.importorskip("numpy")
+    assert type(normalize_text(np.str_("x"))) is str
+    # every text of every field goes through it, multi-reference groups included
+    inp = validate_inputs(["\ufeffa\ud800"], [["\ufeffb", "c\udc00"]], ["\ud800"], multi_reference=True,
+                          sources_mode="optional")
+    assert inp.predictions == ["a\ufffd"] and inp.references == [["b", "c\ufffd"]] and inp.sources == ["\ufffd"]
+    assert validate_texts(["\ufeffx"], "f") == ["x"]
+    for text in inp.predictions + inp.references[0] + inp.sources:
+        text.encode("utf-8")  # valid Unicode now
+
+
+def test_lone_surrogate_scores_like_its_replacement():
+    s = ChrfScorer()
+    bad = s.score(["the cat \ud800 sat", "\ufeffa dog"], ["the cat \ufffd sat", "a dog"])
+    assert bad.scores == [pytest.approx(100.0), pytest.approx(100.0)]

@@ -92,3 +92,27 @@ def test_mds_recovers_line():
     target = x - x.mean()
     assert r2 == pytest.approx(1.0)
     assert min(np.abs(coords - target).max(), np.abs(coords + target).max()) < 1e-9
+
+
+def test_correlations_hand_computed():
+    # x = 1..5, y = 2, 1, 4, 3, 5: Sxy = 8, Sxx = Syy = 10 -> r = 0.8; no ties so rho = r
+    x, y = [1, 2, 3, 4, 5], [2, 1, 4, 3, 5]
+    assert stats.pearson(x, y) == pytest.approx(0.8, abs=1e-15)
+    assert stats.spearman(x, y) == pytest.approx(0.8, abs=1e-15)
+    # pairs: 10, discordant (1,2) and (3,4) -> tau = (8 - 2) / 10
+    assert stats.kendall_tau_b(x, y) == pytest.approx(0.6, abs=1e-15)
+    # tau-b with ties: x = 1,1,2,3, y = 1,2,2,3: C = 4, D = 0, ties in x 1 pair, in y 1 pair
+    assert stats.kendall_tau_b([1, 1, 2, 3], [1, 2, 2, 3]) == pytest.approx(4 / math.sqrt(5 * 5), abs=1e-15)
+    np.testing.assert_array_equal(stats.rankdata([3.0, 1.0, 3.0, 2.0]), [3.5, 1.0, 3.5, 2.0])
+    # perfect and inverted orders, and two points
+    assert stats.spearman([1, 5, 9], [0.1, 0.2, 7.0]) == pytest.approx(1.0)
+    assert stats.kendall_tau_b([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert stats.pearson([0, 1], [5, 3]) == pytest.approx(-1.0)
+
+
+@pytest.mark.parametrize("fn", [stats.pearson, stats.spearman, stats.kendall_tau_b])
+def test_undefined_is_nan_without_warning(fn, recwarn):
+    assert math.isnan(fn([1, 1, 1], [1, 2, 3]))
+    assert math.isnan(fn([1, 2, 3], [4, 4, 4]))
+    assert math.isnan(fn([1], [2])) and math.isnan(fn([], []))
+    assert len(recwarn) == 0

@@ -10,10 +10,17 @@ Rules for bad input (the same for every metric):
 - ``None`` or a non-string item gives ``ValueError`` naming the field and the index.
 - Empty (or whitespace-only) strings are allowed: each metric documents the score it gives
   them in its card. Nothing crashes deep in a library on them.
+- Every text is normalised once, here, whatever the path (core, evaluate wrapper, CLI, Space,
+  Trainer hook all end in :func:`validate_inputs`), by :func:`normalize_text`: a leading
+  byte-order mark (U+FEFF) is removed, a surrogate pair left as two code points is joined into
+  its character, and a lone surrogate (U+D800-U+DFFF, which no UTF-8 encoder or tokenizer
+  accepts) becomes U+FFFD REPLACEMENT CHARACTER. ``str`` subclasses (``numpy.str_``) become
+  plain ``str``. Nothing else changes (no case, whitespace or Unicode-form normalisation).
 """
 from __future__ import annotations
 
 import abc
+import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
@@ -58,12 +65,32 @@ def _as_list(values: Any, field: str) -> List[Any]:
     return list(values)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+BOM = "\ufeff"
+
+
+def normalize_text(text: str) -> str:
+    """The one text normalisation of the package: a leading BOM removed, surrogate pairs
+    joined, lone surrogates replaced by U+FFFD; a plain ``str`` comes back.
+
+    >>> normalize_text("\\ufeffa \\ud800 b \\ud83d\\ude00") == "a \\ufffd b \\U0001f600"
+    True
+    """
+    text = str.__str__(text)
+    if text.startswith(BOM):
+        text = text[1:]
+    if not text.isascii() and _SURROGATE.search(text):
+        # UTF-16 round trip: pairs decode to their character, lone halves to U+FFFD
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
 def _check_text(item: Any, field: str, index: int) -> str:
     if item is None:
         raise ValueError(f"{field}[{index}] is None; pass an empty string for an empty text")
     if not isinstance(item, str):
         raise ValueError(f"{field}[{index}] must be a str, got {type(item).__name__}")
-    return item
+    return normalize_text(item)
 
 
 def validate_texts(values: Any, field: str, *, multi: bool = False) -> List[Any]:

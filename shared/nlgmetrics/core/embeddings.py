@@ -13,9 +13,13 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import torch
 
+from .cache import LRUCache
 from .models import (dtype_name, expand_alias, fixed_shape_batches, load_pretrained, resolve_device,
                      resolve_dtype)
 from .progress import progress
+
+#: one encoded input: hidden states (read-only), word ids, token ids
+_Encoded = Tuple[np.ndarray, List[Optional[int]], List[int]]
 
 #: BERTScore's tuned layers for the checkpoints this project uses (others: last layer)
 BERTSCORE_LAYERS = {"roberta-large": 17, "albert-large-v2": 22, "bert-base-uncased": 9}
@@ -31,7 +35,7 @@ class ContextualEncoder:
     def __init__(self, model: str = "minilm", *, device: Union[str, torch.device] = "auto",
                  dtype: Union[str, torch.dtype, None] = "fp32", batch_size: int = 32,
                  max_length: int = 512, layer: Optional[int] = None, pad_multiple: int = 8,
-                 quiet: bool = False) -> None:
+                 quiet: bool = False, cache_entries: int = 4096, cache_bytes: int = 64 * 2**20) -> None:
         from transformers import AutoModel, AutoTokenizer
 
         self.model_name = str(model)
@@ -50,6 +54,7 @@ class ContextualEncoder:
         self.pad_multiple = pad_multiple
         self.layer = layer
         self.quiet = quiet
+        self._cache: LRUCache[Tuple[object, ...], _Encoded] = LRUCache(cache_entries, cache_bytes)
 
     @property
     def dim(self) -> int:
@@ -59,8 +64,13 @@ class ContextualEncoder:
         return f"{self.model_name}@{'last' if self.layer is None else self.layer}/{dtype_name(self.dtype)}"
 
     # -- core forward ------------------------------------------------------------------
-    def _encode(self, inputs: List, is_split: bool, desc: str, all_layers: bool = False
-                ) -> List[Tuple[np.ndarray, List[Optional[int]], List[int]]]:
+    def _encode(self, inputs: List, is_split: bool, desc: str, all_layers: bool = False) -> List[_Encoded]:
+        """Per input, through the bounded cache: see :meth:`_encode_now`."""
+        keys = [(tuple(x) if is_split else x, is_split, all_layers) for x in inputs]
+        return self._cache.get_many(
+            keys, lambda missing: self._encode_now([k[0] for k in missing], is_split, desc, all_layers))
+
+    def _encode_now(self, inputs: List, is_split: bool, desc: str, all_layers: bool = False) -> List[_Encoded]:
         """Returns per input: hidden states (n_tokens x d, special tokens included), word ids,
         token ids (with ``all_layers``: layers 1..L stacked, L x n_tokens x d, instead of the
         chosen layer). Each unique input is encoded once, padded to a width of its own length
@@ -94,7 +104,9 @@ class ContextualEncoder:
                 for b, key in enumerate(chunk):
                     n = lengths[key]
                     word_ids = enc.word_ids(b)[:n] if is_split else [None] * n
-                    states = hidden[b, :, :n] if all_layers else hidden[b, :n]
+                    # a copy, so that a cached input does not keep its whole batch alive
+                    states = np.array(hidden[b, :, :n] if all_layers else hidden[b, :n])
+                    states.setflags(write=False)
                     done[key] = (states, word_ids, enc["input_ids"][b, :n].tolist())
         if truncated:
             warnings.warn(f"{truncated} input(s) longer than {self.max_length} tokens were truncated "

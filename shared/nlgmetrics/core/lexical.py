@@ -7,6 +7,8 @@ import functools
 import re
 from typing import List, Sequence, Tuple, Union
 
+from .cache import LRUCache
+
 Refs = Union[str, Sequence[str]]
 
 
@@ -65,18 +67,27 @@ def _stemmer():
     return PorterStemmer()
 
 
-@functools.lru_cache(maxsize=100_000)
+#: per-word caches, bounded by entries and memory (words are open-ended input)
+STEMS: LRUCache[str, str] = LRUCache(max_entries=50_000, max_bytes=16 * 2**20)
+SYNONYMS: LRUCache[str, frozenset] = LRUCache(max_entries=20_000, max_bytes=32 * 2**20)
+
+
 def _stem(word: str) -> str:
-    return _stemmer().stem(word)
+    stem = STEMS.get(word)
+    if stem is None:
+        stem = STEMS[word] = _stemmer().stem(word)
+    return stem
 
 
-@functools.lru_cache(maxsize=100_000)
 def wordnet_synonyms(word: str) -> frozenset:
     """Lemma names (lowercase, single words) of every WordNet synset of ``word``."""
-    from .resources import wordnet
+    found = SYNONYMS.get(word)
+    if found is None:
+        from .resources import wordnet
 
-    return frozenset(lemma.name().lower() for synset in wordnet().synsets(word)
-                     for lemma in synset.lemmas() if "_" not in lemma.name()) | {word}
+        found = SYNONYMS[word] = frozenset(lemma.name().lower() for synset in wordnet().synsets(word)
+                                           for lemma in synset.lemmas() if "_" not in lemma.name()) | {word}
+    return found
 
 
 def meteor_align(hyp: Sequence[str], ref: Sequence[str], *, stem: bool = True,

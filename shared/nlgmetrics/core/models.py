@@ -7,11 +7,15 @@ import functools
 import os
 import socket
 import threading
+import weakref
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 from urllib.parse import urlparse
 
 import torch
+
+from .cache import LRUCache
 
 DTYPES = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16,
           "bfloat16": torch.bfloat16, "fp16": torch.float16, "float16": torch.float16}
@@ -117,8 +121,23 @@ def _quiet_loading():
             hf_logging.enable_progress_bar()
 
 
-_CACHE: Dict[Tuple[Any, ...], Any] = {}
+#: every loaded model, tokenizer or config, shared per process by (class, checkpoint, device,
+#: dtype, options): a weak map (one copy while any scorer holds it) beside a small LRU of strong
+#: references (a scorer rebuilt soon after reuses it); bounded by entries, not bytes, since a
+#: model held by a scorer stays in memory whatever the cache does.
+_LIVE: "weakref.WeakValueDictionary[Tuple[Any, ...], Any]" = weakref.WeakValueDictionary()
+_RECENT: LRUCache[Tuple[Any, ...], Any] = LRUCache(max_entries=8, max_bytes=None)
+_UNREFERABLE: LRUCache[Tuple[Any, ...], Any] = LRUCache(max_entries=64, max_bytes=None)
 _LOCK = threading.Lock()
+#: number of ``from_pretrained`` calls per cache key (what was really loaded), for tests
+LOADS: "Counter[Tuple[Any, ...]]" = Counter()
+
+
+def _cached(key: Tuple[Any, ...]) -> Any:
+    obj = _LIVE.get(key)
+    if obj is None:
+        obj = _UNREFERABLE.get(key)
+    return obj
 
 
 def load_pretrained(loader: Callable[..., Any], name_or_path: Union[str, os.PathLike], *,
@@ -128,15 +147,18 @@ def load_pretrained(loader: Callable[..., Any], name_or_path: Union[str, os.Path
     """Load ``loader.from_pretrained(name)`` once per process and configuration.
 
     ``loader`` is a transformers class (``AutoModel``, ``AutoTokenizer``, ...). Models are put
-    in eval mode on ``device`` with ``dtype``. A missing checkpoint gives
-    :class:`ModelUnavailableError` with one clear message.
+    in eval mode on ``device`` with ``dtype``. Two scorers asking for the same checkpoint,
+    device and dtype get the same object (:data:`LOADS` counts real loads). A missing
+    checkpoint gives :class:`ModelUnavailableError` with one clear message.
     """
     location, local_only = resolve_model(name_or_path, what=what, lite_hint=lite_hint)
     key = (getattr(loader, "__qualname__", repr(loader)), location, str(device), str(dtype),
            tuple(sorted((k, repr(v)) for k, v in kwargs.items())))
     with _LOCK:
-        if key in _CACHE:
-            return _CACHE[key]
+        obj = _cached(key)
+        if obj is not None:
+            _RECENT[key] = obj
+            return obj
         try:
             with _quiet_loading():
                 obj = loader.from_pretrained(location, local_files_only=local_only, **kwargs)
@@ -144,14 +166,24 @@ def load_pretrained(loader: Callable[..., Any], name_or_path: Union[str, os.Path
             if local_only or is_offline():
                 raise ModelUnavailableError(unavailable_message(str(name_or_path), what, lite_hint, err)) from err
             raise
+        LOADS[key] += 1
         if isinstance(obj, torch.nn.Module):
             if dtype is not None:
                 obj = obj.to(dtype=dtype)
             if device is not None:
                 obj = obj.to(device)
             obj.eval()
-        _CACHE[key] = obj
+        try:
+            _LIVE[key] = obj
+        except TypeError:  # no weak references to this type: keep it in the bounded LRU
+            _UNREFERABLE[key] = obj
+        _RECENT[key] = obj
         return obj
+
+
+def loaded_models() -> int:
+    """How many loaded objects are shared now (alive in a scorer or recently used)."""
+    return len(_LIVE) + len(_UNREFERABLE)
 
 
 def lite_encoder_path() -> str:

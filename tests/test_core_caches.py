@@ -1,0 +1,77 @@
+"""Bounded caches of the core: models shared per process by (checkpoint, device, dtype) and
+loaded once, the encoder's bounded cache of encoded inputs, the lexical per-word caches."""
+import gc
+
+import numpy as np
+import pytest
+
+from nlgmetrics.core import lexical, models
+from nlgmetrics.core.cache import LRUCache
+from nlgmetrics.core.embeddings import ContextualEncoder
+
+
+def _loads_of(location):
+    """Real loads per loader class of one checkpoint, summed over devices and dtypes."""
+    out = {}
+    for key, n in models.LOADS.items():
+        if key[1] == location:
+            out[key[0]] = out.get(key[0], 0) + n
+    return out
+
+
+def test_two_encoders_share_one_model_load():
+    location = models.expand_alias("minilm")
+    before = sum(_loads_of(location).values())
+    a = ContextualEncoder("minilm", device="cpu", quiet=True)
+    b = ContextualEncoder("minilm", device="cpu", quiet=True, layer=3, batch_size=4)
+    assert a.model is b.model and a.tokenizer is b.tokenizer
+    loads = _loads_of(location)
+    # the model and the tokenizer were loaded at most once each, however many encoders
+    assert set(loads) == {"AutoModel", "AutoTokenizer"} and all(n == 1 for n in loads.values())
+    assert sum(loads.values()) - before in (0, 2)
+    # another dtype is another model
+    c = ContextualEncoder("minilm", device="cpu", dtype="bf16", quiet=True)
+    assert c.model is not a.model and c.tokenizer is a.tokenizer
+    assert str(next(c.model.parameters()).dtype) == "torch.bfloat16"
+    assert _loads_of(location)["AutoModel"] == loads["AutoModel"] + 1
+
+
+def test_shared_model_survives_while_used_and_cache_is_bounded():
+    location = models.expand_alias("minilm")
+    enc = ContextualEncoder("minilm", device="cpu", quiet=True)
+    first = id(enc.model)
+    for _ in range(3):
+        assert id(ContextualEncoder("minilm", device="cpu", quiet=True).model) == first
+    assert _loads_of(location)["AutoModel"] >= 1
+    assert models._RECENT.max_entries == 8 and len(models._RECENT) <= 8
+    gc.collect()
+    assert models.loaded_models() <= len(models._RECENT) + len(models._LIVE)
+
+
+def test_encoder_cache_gives_the_same_vectors_and_is_bounded():
+    enc = ContextualEncoder("minilm", device="cpu", quiet=True, cache_entries=2)
+    texts = ["the cat sat on the mat", "a dog", "rain since this morning"]
+    fresh = ContextualEncoder("minilm", device="cpu", quiet=True).sentence_vectors(texts)
+    again = enc.sentence_vectors(texts)
+    np.testing.assert_array_equal(fresh, again)
+    assert len(enc._cache) == 2  # bounded: the least recently used input was evicted
+    hits = enc._cache.hits
+    np.testing.assert_array_equal(enc.sentence_vectors(texts[1:]), fresh[1:])
+    assert enc._cache.hits == hits + 2
+    states = enc.layer_states(["a dog"])[0]
+    assert not states.flags.writeable and states.base is None  # a read-only copy, not a batch view
+    with pytest.raises(ValueError):
+        states[0, 0, 0] = 1.0
+    tiny = ContextualEncoder("minilm", device="cpu", quiet=True, cache_bytes=1)
+    tiny.sentence_vectors(texts)
+    assert len(tiny._cache) == 1  # bounded by memory too
+
+
+def test_lexical_word_caches_are_bounded_lru():
+    assert isinstance(lexical.STEMS, LRUCache) and isinstance(lexical.SYNONYMS, LRUCache)
+    assert lexical.STEMS.max_bytes and lexical.SYNONYMS.max_bytes
+    assert lexical._stem("running") == "run" and lexical.STEMS.get("running") == "run"
+    assert "car" in lexical.wordnet_synonyms("automobile")
+    assert lexical.wordnet_synonyms("automobile") is lexical.SYNONYMS.get("automobile")
+    assert lexical.sentence_meteor("the automobile ran", "the car runs") > lexical.sentence_meteor(
+        "the boat ran", "the car runs")
