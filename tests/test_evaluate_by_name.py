@@ -17,28 +17,27 @@ from nlgmetrics import evaluate_support
 pytest.importorskip("evaluate")
 
 CHECK = textwrap.dedent('''
-    import json, sys
+    import json
     import evaluate, nlgmetrics
     from evaluate.loading import evaluation_module_factory
     from nlgmetrics import evaluate_support, examples
 
     assert evaluate_support.main([]) == 0          # the documented step
-    out = {"resolved": {}, "scored": {}}
+    out = {"resolved": {}, "loaded": {}, "scored": {}}
     for name in sorted(nlgmetrics.REGISTRY):
         for path in (name, "nlgmetrics/" + name):
-            module = evaluation_module_factory(path).module_path
-            out["resolved"][path] = module
-        try:
-            nlgmetrics.scorer_class(name)
-        except TypeError:                           # not on the configuration API yet
-            continue
-        example = examples.example(name)
-        if example.options is None:
-            continue
-        for path in (name, "nlgmetrics/" + name):
-            got = evaluate.load(path).compute(**example.inputs, **example.options)
-            core = nlgmetrics.score(name, **example.inputs, **example.options)
-            out["scored"][path] = [got["scores"], core.scores, got["signature"] == core.signature]
+            out["resolved"][path] = evaluation_module_factory(path).module_path
+            try:
+                nlgmetrics.scorer_class(name)
+            except TypeError:                       # not on the configuration API yet
+                continue
+            out["loaded"][path] = type(evaluate.load(path)).__name__
+    # one metric scored end to end (cheap: TextEval on word counts, no model)
+    example = examples.example("texteval")
+    for path in ("texteval", "nlgmetrics/texteval"):
+        got = evaluate.load(path, "words").compute(**example.inputs)
+        core = nlgmetrics.score("texteval", **example.inputs, features="words")
+        out["scored"][path] = [got["scores"], core.scores, got["signature"] == core.signature]
     print("RESULT " + json.dumps(out))
 ''')
 
@@ -56,6 +55,9 @@ def test_load_by_name_offline_after_install(tmp_path):
     for name in nlgmetrics.REGISTRY:
         assert result["resolved"][name].startswith(f"evaluate_modules.metrics.evaluate-metric--{name}.")
         assert result["resolved"][f"nlgmetrics/{name}"].startswith(f"evaluate_modules.metrics.nlgmetrics--{name}.")
+    for path, cls in result["loaded"].items():
+        assert cls.lower() == path.split("/")[-1]
+    assert sorted(result["scored"]) == ["nlgmetrics/texteval", "texteval"]
     for path, (got, core, same_signature) in result["scored"].items():
         assert got == pytest.approx(core, abs=1e-9), path
         assert same_signature, path

@@ -215,4 +215,4 @@ def test_bare_strings_are_refused_by_every_wrapper(name):
     migrated(name)
     module = evaluate.load(nlgmetrics.metric_path(name))
     with pytest.raises(ValueError, match="predictions must be a list of strings, not a single str"):
-        module.compute(predictions="the cat sat", references="the cat sat")
+        module.compute(**{field: "the cat sat" for field in module._feature_names()})

@@ -86,3 +86,27 @@ def test_unknown_metric_and_offline_push(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(SystemExit, match="cannot push"):
         publish.push(tmp_path, "someone/sam")
+
+
+def test_assemble_warns_about_the_cards_options_table(tmp_path):
+    from nlgmetrics import cards
+
+    spaces = tmp_path / "spaces"
+    (spaces / "sam").mkdir(parents=True)
+    (spaces / "sam" / "app.py").write_text("def build_demo(preload=False):\n    return None\n")
+    _, warnings = publish.assemble("sam", tmp_path / "out", spaces)
+    card = cards.card_path("sam").read_text(encoding="utf-8")
+    if not cards.has_markers(card):
+        assert any("has no generated options table" in w for w in warnings)
+    elif cards.in_sync("sam"):
+        assert not any("options table" in w for w in warnings)
+    else:
+        assert any("options table is out of date" in w for w in warnings)
+
+
+def test_push_default_namespace_is_the_name_evaluate_load_resolves(monkeypatch, tmp_path):
+    pushed = []
+    monkeypatch.setattr(publish, "push", lambda folder, repo_id, private=False: pushed.append(repo_id) or repo_id)
+    monkeypatch.setattr(publish, "check", lambda folder: None)
+    assert publish.main(["--out", str(tmp_path), "--spaces", str(SPACES), "--push", "sam"]) == 0
+    assert pushed == ["nlgmetrics/sam"]

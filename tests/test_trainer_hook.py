@@ -1,16 +1,15 @@
 """compute_metrics_fn inside a real Seq2SeqTrainer.evaluate() with a tiny local model."""
 import math
-from typing import List
+from typing import ClassVar
 
+import nlgmetrics
 import numpy as np
 import pytest
 import torch
-
-import nlgmetrics
 from nlgmetrics.core.base import Inputs, Record, Scorer, mean_reduce
 from nlgmetrics.core.lexical import sentence_chrf
 from nlgmetrics.core.models import lite_encoder_path
-from nlgmetrics.core.result import MetricResult, make_signature
+from nlgmetrics.core.result import MetricResult
 from nlgmetrics.trainer import _decode
 
 
@@ -19,19 +18,15 @@ class SourceAwareChrf(Scorer):
 
     name = "chrf-src"
     sources_mode = "optional"
-    calls: List[Inputs] = []
+    calls: ClassVar[list[Inputs]] = []
 
-    def score_segments(self, inputs: Inputs) -> List[Record]:
+    def score_segments(self, inputs: Inputs) -> list[Record]:
         type(self).calls.append(inputs)
         return [{"id": i, "score": sentence_chrf(h, r)}
                 for i, h, r in zip(inputs.ids, inputs.predictions, inputs.references)]
 
-    def reduce(self, records: List[Record]) -> MetricResult:
+    def reduce_records(self, records: list[Record]) -> MetricResult:
         return mean_reduce(self, records)
-
-    @property
-    def signature(self) -> str:
-        return make_signature(self.name, "0")
 
 
 @pytest.fixture(scope="module")
@@ -74,8 +69,13 @@ def test_decode_drops_language_codes(tmp_path):
 
 def test_compute_metrics_in_seq2seq_trainer(tiny_seq2seq, tmp_path):
     from datasets import Dataset
-    from transformers import (AutoTokenizer, BartForConditionalGeneration, DataCollatorForSeq2Seq,
-                              Seq2SeqTrainer, Seq2SeqTrainingArguments)
+    from transformers import (
+        AutoTokenizer,
+        BartForConditionalGeneration,
+        DataCollatorForSeq2Seq,
+        Seq2SeqTrainer,
+        Seq2SeqTrainingArguments,
+    )
 
     tok = AutoTokenizer.from_pretrained(tiny_seq2seq)
     model = BartForConditionalGeneration.from_pretrained(tiny_seq2seq)
@@ -113,3 +113,50 @@ def test_sources_length_mismatch_is_clear(tiny_seq2seq):
     ids = np.array(tok(["a b", "c d"], padding=True)["input_ids"])
     with pytest.raises(ValueError, match="sources has 1 items"):
         fn((ids, ids))
+
+
+@pytest.fixture(scope="module")
+def minilm_tok():
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(lite_encoder_path())
+
+
+def hook(tok):
+    return nlgmetrics.compute_metrics_fn(SourceAwareChrf(), tok)
+
+
+def test_an_empty_evaluation_set_is_refused_not_scored_zero(minilm_tok):
+    empty = np.zeros((0, 5), dtype=np.int64)
+    with pytest.raises(ValueError, match="predictions is empty: the evaluation set has no examples"):
+        hook(minilm_tok)((empty, empty))
+    with pytest.raises(ValueError, match="predictions is empty"):
+        hook(minilm_tok)((np.array([], dtype=np.int64), np.array([], dtype=np.int64)))
+
+
+def test_bad_token_ids_get_clear_errors_before_the_tokenizer(minilm_tok):
+    ids = np.array(minilm_tok(["the cat sat", "a dog"], padding=True)["input_ids"])
+    good = hook(minilm_tok)((ids, ids))["chrf-src"]
+    assert good == pytest.approx(100.0)  # identical texts: chrF 100
+    with pytest.raises(ValueError, match=r"must be token ids of shape \(batch, length\).*got shape \(\d+,\)"):
+        hook(minilm_tok)((ids[0], ids[0]))
+    oov = ids.copy()
+    oov[1, 1] = len(minilm_tok) + 7
+    with pytest.raises(ValueError, match=rf"predictions\[1\]\[1\] is token id {len(minilm_tok) + 7}, outside "
+                                         rf"the tokenizer's vocabulary of {len(minilm_tok)} ids"):
+        hook(minilm_tok)((oov, ids))
+    with pytest.raises(ValueError, match=r"labels\[1\]\[1\] is token id"):
+        hook(minilm_tok)((ids, oov))
+    with pytest.raises(ValueError, match="predictions must hold integer token ids, got dtype float64"):
+        hook(minilm_tok)((ids + 0.5, ids))
+    with pytest.raises(ValueError, match="rectangular array of token ids"):
+        hook(minilm_tok)(([[101, 102], [101]], ids))
+    with pytest.raises(ValueError, match="the evaluation produced 2 predictions but 1 labels"):
+        hook(minilm_tok)((ids, ids[:1]))
+
+
+def test_logits_are_decoded_greedily(minilm_tok):
+    ids = np.array(minilm_tok(["the cat sat", "a dog"], padding=True)["input_ids"])
+    logits = np.full(ids.shape + (len(minilm_tok),), -5.0, dtype=np.float32)
+    np.put_along_axis(logits, ids[..., None], 5.0, axis=-1)
+    assert hook(minilm_tok)((logits, ids))["chrf-src"] == pytest.approx(100.0)

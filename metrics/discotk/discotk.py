@@ -42,15 +42,14 @@ _KWARGS_DESCRIPTION = support.kwargs_description("discotk", configs=_CONFIGS, in
     details, corpus: with return_details=True (per-segment features, corpus information).
 """, examples="""\
     >>> import evaluate, nlgmetrics
-    >>> light = evaluate.load(nlgmetrics.metric_path("discotk"), "light")
-    >>> light.compute(predictions=["If it rains, we stay home."],
-    ...               references=["If it rains, we stay home."])["scores"]
-    [1.0]
+    >>> predictions = ["If it rains, we stay home.", "We stay home."]
+    >>> references = ["If it rains, we stay home.", "If it rains, we stay home."]
     >>> party = evaluate.load(nlgmetrics.metric_path("discotk"))  # variant "party"
-    >>> out = party.compute(predictions=["If it rains, we stay home.", "We stay home."],
-    ...                     references=["If it rains, we stay home.", "If it rains, we stay home."])
-    >>> [round(s, 3) for s in out["scores"]]
+    >>> [round(s, 3) for s in party.compute(predictions=predictions, references=references)["scores"]]
     [0.975, 0.531]
+    >>> light = evaluate.load(nlgmetrics.metric_path("discotk"), "light")  # score a whole test set at once
+    >>> [round(s, 3) for s in light.compute(predictions=predictions, references=references)["scores"]]
+    [1.0, 0.158]
 """)
 
 

@@ -4,7 +4,7 @@ the Space runner both accept)::
 
     python -m nlgmetrics.publish                      # dry run: build + check ./hub/<name>/
     python -m nlgmetrics.publish --out /tmp/hub rome  # one metric, elsewhere
-    python -m nlgmetrics.publish --push --namespace my-org
+    python -m nlgmetrics.publish --push                # to nlgmetrics/<name> (--namespace to change)
 
 Each folder holds ``<name>.py`` (the evaluate module), ``app.py`` (the Space),
 ``README.md`` (the metric card with the Space's YAML merged into its header: sdk,
@@ -23,11 +23,15 @@ import importlib.util
 import re
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import nlgmetrics
+
+from . import cards
+from .evaluate_support import HUB_OWNER
 
 #: Space files copied as they are (when present)
 SPACE_FILES = ("app.py", "screenshot.png")
@@ -47,7 +51,7 @@ def source_root() -> Path:
     return root
 
 
-def split_card(text: str) -> Tuple[Dict[str, Any], str]:
+def split_card(text: str) -> tuple[dict[str, Any], str]:
     """(YAML header as a dict, body) of a card; a card without a header has an empty dict."""
     import yaml
 
@@ -83,7 +87,7 @@ def merge_cards(card: str, space: str) -> str:
 def merge_requirements(*texts: str) -> str:
     """One line per package; a later list's line for a package replaces an earlier one's
     (the Space's pins, with extras, win over the module's)."""
-    lines: Dict[str, str] = {}
+    lines: dict[str, str] = {}
     for text in texts:
         for line in text.splitlines():
             stripped = line.strip()
@@ -95,9 +99,9 @@ def merge_requirements(*texts: str) -> str:
     return "\n".join(lines.values()) + "\n"
 
 
-def assemble(name: str, out: Path, spaces_dir: Path) -> Tuple[Path, List[str]]:
+def assemble(name: str, out: Path, spaces_dir: Path) -> tuple[Path, list[str]]:
     """Build ``out/<name>/``; returns it and the warnings (missing card or screenshot)."""
-    warnings: List[str] = []
+    warnings: list[str] = []
     module_dir = Path(nlgmetrics.metric_path(name))
     space_dir = spaces_dir / name
     if not (space_dir / "app.py").is_file():
@@ -116,6 +120,10 @@ def assemble(name: str, out: Path, spaces_dir: Path) -> Tuple[Path, List[str]]:
     card = card_path.read_text(encoding="utf-8") if card_path.is_file() else ""
     if not card:
         warnings.append(f"{name}: the metric card {card_path} is missing; the Space README stands alone")
+    elif cards.has_markers(card) and cards.render(card, cards.options_table(name)) != card:
+        warnings.append(f"{name}: the card's options table is out of date; run python -m nlgmetrics.cards {name}")
+    elif not cards.has_markers(card):
+        warnings.append(f"{name}: the card has no generated options table ({cards.START} ... {cards.END})")
     space_text = space_card.read_text(encoding="utf-8") if space_card.is_file() else ""
     (target / "README.md").write_text(merge_cards(card, space_text), encoding="utf-8")
     requirements = [p.read_text(encoding="utf-8") for p in (module_dir / "requirements.txt",
@@ -171,14 +179,17 @@ def push(folder: Path, repo_id: str, private: bool = False) -> str:
     return f"https://huggingface.co/spaces/{repo_id}"
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m nlgmetrics.publish", description=__doc__.split("\n")[0])
     parser.add_argument("metrics", nargs="*", help="metrics to assemble (default: all)")
     parser.add_argument("--out", default="hub", help="output folder (default: ./hub)")
     parser.add_argument("--spaces", help="folder of the Spaces (default: spaces/ of the checkout)")
     parser.add_argument("--no-check", action="store_true", help="skip evaluate.load and the app build")
     parser.add_argument("--push", action="store_true", help="create/update the Spaces on the Hub")
-    parser.add_argument("--namespace", help="Hub user or organisation to push to (default: the logged-in user)")
+    parser.add_argument("--namespace", default=HUB_OWNER,
+                        help=f"Hub user or organisation to push to (default: {HUB_OWNER}, the name "
+                             f"evaluate.load('{HUB_OWNER}/<metric>') resolves, also offline after "
+                             "nlgmetrics install-evaluate)")
     parser.add_argument("--private", action="store_true", help="create private Spaces")
     args = parser.parse_args(argv)
 
@@ -204,11 +215,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         folders.append(folder)
         print(f"{name}: {folder}{'' if args.no_check else ' (evaluate.load and the app build pass)'}")
     if args.push and not failures:
-        from huggingface_hub import HfApi
-
-        namespace = args.namespace or HfApi().whoami()["name"]
         for folder in folders:
-            print(f"{folder.name}: pushed to {push(folder, f'{namespace}/{folder.name}', args.private)}")
+            print(f"{folder.name}: pushed to {push(folder, f'{args.namespace}/{folder.name}', args.private)}")
     elif args.push:
         print("not pushing: fix the failures first", file=sys.stderr)
     elif not failures:

@@ -1,27 +1,80 @@
-"""``compute_metrics`` for ``transformers.Seq2SeqTrainer`` (with ``predict_with_generate``)."""
+"""``compute_metrics`` for ``transformers.Seq2SeqTrainer`` (with ``predict_with_generate``).
+
+What the hook accepts, and the error for anything else (before any tokenizer sees it):
+token ids as a 2-D integer array (batch, length), or 3-D logits (batch, length, vocab) whose
+argmax is taken; a tuple's first element. Negative ids (``-100`` label padding, fill values)
+become the pad id. An empty evaluation set, 1-D ids, float (or other non-integer) ids, ragged
+rows and ids outside the tokenizer's vocabulary are refused with a ``ValueError``.
+"""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 
-def _decode(tokenizer: Any, ids: Any) -> List[str]:
+def _vocab_size(tokenizer: Any) -> int | None:
+    """Number of ids the tokenizer can decode (added tokens included), when it says."""
+    sizes = []
+    try:
+        sizes.append(len(tokenizer))
+    except TypeError:
+        pass
+    if isinstance(getattr(tokenizer, "vocab_size", None), int):
+        sizes.append(tokenizer.vocab_size)
+    return max(sizes) if sizes else None
+
+
+def _token_ids(ids: Any, field: str, tokenizer: Any, extra_ids: Sequence[int] = ()) -> np.ndarray:
+    """``ids`` as a checked 2-D integer array, or ``ValueError`` saying what was wrong
+    (``extra_ids``: ids beyond the vocabulary the caller handles itself, e.g. language codes)."""
     if isinstance(ids, tuple):  # (generated ids, ...) from some models
+        if not ids:
+            raise ValueError(f"{field} is an empty tuple; expected token ids")
         ids = ids[0]
-    arr = np.asarray(ids)
+    if ids is None:
+        raise ValueError(f"{field} is None: the evaluation produced no {field}")
+    try:
+        arr = np.asarray(ids)
+    except ValueError as err:  # ragged nested lists
+        raise ValueError(f"{field} must be a rectangular array of token ids (pad the rows): {err}") from None
+    if arr.dtype == object:
+        raise ValueError(f"{field} must be a rectangular array of token ids (pad the rows), got rows of different lengths or types")
+    if arr.ndim >= 1 and arr.shape[0] == 0:
+        raise ValueError(f"{field} is empty: the evaluation set has no examples, so there is nothing to score")
     if arr.ndim == 3:  # logits: greedy ids
+        if not np.issubdtype(arr.dtype, np.floating):
+            raise ValueError(f"{field} has 3 dimensions but is not float logits (dtype {arr.dtype})")
         arr = arr.argmax(-1)
+    if arr.ndim != 2:
+        raise ValueError(f"{field} must be token ids of shape (batch, length) or logits of shape "
+                         f"(batch, length, vocab); got shape {arr.shape}")
+    if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == bool:
+        raise ValueError(f"{field} must hold integer token ids, got dtype {arr.dtype} (use "
+                         "predict_with_generate=True, or pass logits of shape (batch, length, vocab))")
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     arr = np.where(arr < 0, pad, arr)  # -100 label padding and negative fill values
+    size = _vocab_size(tokenizer)
+    bad = (arr >= size) & ~np.isin(arr, list(extra_ids)) if size is not None else None
+    if bad is not None and bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise ValueError(f"{field}[{row}][{col}] is token id {int(arr[row, col])}, outside the tokenizer's "
+                         f"vocabulary of {size} ids (a tokenizer that does not match the model?)")
+    return arr
+
+
+def _decode(tokenizer: Any, ids: Any, field: str = "predictions") -> list[str]:
     # multilingual tokenizers (M2M-100, NLLB, mBART) may not mark language codes as special
+    # (and may number them beyond len(tokenizer))
     lang_ids = set(getattr(tokenizer, "lang_code_to_id", {}).values())
+    arr = _token_ids(ids, field, tokenizer, sorted(lang_ids))
     rows = [[t for t in row if t not in lang_ids] for row in arr.tolist()]
     return [t.strip() for t in tokenizer.batch_decode(rows, skip_special_tokens=True)]
 
 
-def compute_metrics_fn(metric: Any, tokenizer: Any, sources: Optional[List[str]] = None,
-                       prefix: Optional[str] = None, **options: Any) -> Callable[[Any], Dict[str, float]]:
+def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = None,
+                       prefix: str | None = None, **options: Any) -> Callable[[Any], dict[str, float]]:
     """Build ``compute_metrics(eval_pred) -> {name: float}``.
 
     ``metric`` is a metric name (``"sam"``), a core scorer, or an ``evaluate`` module loaded from
@@ -41,9 +94,11 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: Optional[List[str]]
         name = getattr(metric, "name", None) or type(metric).__name__.lower()
     key = prefix or name
 
-    def compute_metrics(eval_pred: Any) -> Dict[str, float]:
+    def compute_metrics(eval_pred: Any) -> dict[str, float]:
         predictions, labels = eval_pred[0], eval_pred[1]
-        hyps, refs = _decode(tokenizer, predictions), _decode(tokenizer, labels)
+        hyps, refs = _decode(tokenizer, predictions, "predictions"), _decode(tokenizer, labels, "labels")
+        if len(hyps) != len(refs):
+            raise ValueError(f"the evaluation produced {len(hyps)} predictions but {len(refs)} labels")
         srcs = None
         if sources is not None:
             if len(sources) != len(hyps):
