@@ -52,6 +52,7 @@ SETTINGS = [
                info="auto: all eight with sources, the four reference ones without"),
     ui.Setting("token_weights", label="Token weights", choices=list(TOKEN_WEIGHTINGS)),
     ui.Setting("direction_weights", label="Direction weights", choices=list(DIRECTION_WEIGHTINGS)),
+    ui.Setting("ovr_min_segments", label="Fewest lines for one-vs-rest"),
 ]
 _SRC, _REF = "Le chat est assis sur le tapis.", "The cat is sitting on the mat."
 ANCHORS = (ui.Anchor("exact copy", _REF, _REF, _SRC),
@@ -64,12 +65,13 @@ LEGEND = [("src → hypo", "the hypothesis generated from the source (and so on 
 
 
 def reading(scorer: DATScore) -> ui.Reading:
+    least = getattr(scorer.config, "ovr_min_segments", 3)
     return ui.Reading(
         scale="Scores are weighted mean token log-probabilities: at most 0, higher (closer to 0) is better. There "
               "is no fixed lower bound: compare scores of the same model and settings only.",
         corpus="The corpus score is the mean of the segment scores; with one-vs-rest weights every segment's score "
-               "depends on the other lines (the weights come from correlations over the lines; uniform below "
-               "three lines).",
+               f"depends on the other lines (the weights come from correlations over the lines; uniform below "
+               f"{least} lines).",
         anchors=ANCHORS)
 
 
