@@ -109,29 +109,13 @@ def explain(scorer: DATScore, result: Any, inputs: Dict[str, Any]) -> List[str]:
     return [ui.legend(LEGEND) + "".join(charts), ui.section("Augmented translations", table)]
 
 
-def _tokens(scorer: DATScore) -> Any:
-    tokenizer = getattr(getattr(scorer, "lm", None), "tokenizer", None)
-    if tokenizer is None:
-        return ui.report.count_words
-    return lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])
-
-
-def warnings(scorer: DATScore, result: Any, inputs: Dict[str, Any]) -> List[Any]:
-    limit = getattr(getattr(scorer, "lm", None), "max_length", None) or scorer.config.max_length
-    texts = list(inputs["predictions"]) + list(inputs["references"]) + list(inputs["sources"] or [])
-    out = ui.truncation_warning(texts, limit - 2, "tokens", "the model reads", measure=_tokens(scorer))
-    if "weights_note" in result.corpus:
-        out.append(("uniform-weights", "Direction weights are uniform: " + str(result.corpus["weights_note"])))
-    return out
-
-
 def note(result: Any) -> str:
     return f"{len(result.corpus['directions'])} directions, token weights {result.corpus['token_weights']}"
 
 
 SPEC = ui.SpaceSpec(
     metric="datscore", title="DATScore: data-augmented translation scoring", summary=SUMMARY, intro=INTRO,
-    settings=SETTINGS, explain=explain, examples=EXAMPLES, note=note, reading=reading, warnings=warnings,
+    settings=SETTINGS, explain=explain, examples=EXAMPLES, note=note, reading=reading,
     visuals=lambda: [gr.HTML(elem_id="datscore-directions"), gr.HTML(elem_id="datscore-translations")],
     fixed_options={"return_translations": True},
     labels={"predictions": "Hypotheses (one segment per line)",
