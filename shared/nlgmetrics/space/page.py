@@ -144,8 +144,8 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
                     text_boxes = [gr.Textbox(lines=2, max_lines=12, label=labels[k], elem_id=f"input-{k}")
                                   for k in keys]
                     run_button = gr.Button("Score", variant="primary", elem_id="run")
+                    score = gr.HTML(elem_id="score")  # right under the button, warnings below it
                     message = gr.HTML(elem_id="message")
-                    score = gr.HTML(elem_id="score")
                     if spec.examples:
                         gr.Examples([[ex.get(k, "") for k in keys] for ex in spec.examples], inputs=text_boxes,
                                     label="Examples (click one, then Score)", elem_id="examples")
@@ -160,8 +160,8 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
                     upload = gr.File(label="CSV or JSONL file", file_types=[".csv", ".tsv", ".jsonl", ".json"],
                                      elem_id="batch-upload")
                     batch_button = gr.Button("Score file", variant="primary", elem_id="batch-run")
-                    batch_message = gr.HTML(elem_id="batch-message")
                     batch_score = gr.HTML(elem_id="batch-score")
+                    batch_message = gr.HTML(elem_id="batch-message")
                     download = gr.File(label="Scores", file_count="multiple", interactive=False,
                                        elem_id="batch-download")
             with gr.Column(scale=2, min_width=280):
