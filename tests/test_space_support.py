@@ -253,6 +253,20 @@ def test_non_english_check(texts, expected):
     assert bool(ui.english_warning(texts, "The parser")) is expected
 
 
+def test_the_packages_own_warnings_are_captured_once_with_a_key():
+    import warnings
+
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            warnings.warn_explicit("3 text(s) longer than 256 words were cut to max_words=256", UserWarning,
+                                   "/x/nlgmetrics/rome/scorer.py", 1)
+        warnings.warn_explicit("DiscoTK: per-test-set normalisation over 1 segment: ...", UserWarning,
+                               "/x/nlgmetrics/discotk/scorer.py", 1)
+        warnings.warn_explicit("a library's deprecation", FutureWarning, "/x/transformers/a.py", 1)
+    assert [key for key, _ in ui.report.captured(records)] == ["truncation", "tiny-corpus"]
+
+
 def test_truncation_warning_names_the_lines():
     got = ui.truncation_warning(["a b c", "a", "a b c d"], 2, "words", "the metric reads")
     assert got == [("truncation", "Line(s) 1, 3 are longer than 2 words: the metric reads only the first 2.")]

@@ -52,6 +52,7 @@ SETTINGS = [
                info="auto: all eight with sources, the four reference ones without"),
     ui.Setting("token_weights", label="Token weights", choices=list(TOKEN_WEIGHTINGS)),
     ui.Setting("direction_weights", label="Direction weights", choices=list(DIRECTION_WEIGHTINGS)),
+    ui.Setting("ovr_min_segments", label="Fewest lines for one-vs-rest"),
 ]
 _SRC, _REF = "Le chat est assis sur le tapis.", "The cat is sitting on the mat."
 ANCHORS = (ui.Anchor("exact copy", _REF, _REF, _SRC),
@@ -64,12 +65,13 @@ LEGEND = [("src → hypo", "the hypothesis generated from the source (and so on 
 
 
 def reading(scorer: DATScore) -> ui.Reading:
+    least = getattr(scorer.config, "ovr_min_segments", 3)
     return ui.Reading(
         scale="Scores are weighted mean token log-probabilities: at most 0, higher (closer to 0) is better. There "
               "is no fixed lower bound: compare scores of the same model and settings only.",
         corpus="The corpus score is the mean of the segment scores; with one-vs-rest weights every segment's score "
-               "depends on the other lines (the weights come from correlations over the lines; uniform below "
-               "three lines).",
+               f"depends on the other lines (the weights come from correlations over the lines; uniform below "
+               f"{least} lines).",
         anchors=ANCHORS)
 
 
@@ -107,29 +109,13 @@ def explain(scorer: DATScore, result: Any, inputs: Dict[str, Any]) -> List[str]:
     return [ui.legend(LEGEND) + "".join(charts), ui.section("Augmented translations", table)]
 
 
-def _tokens(scorer: DATScore) -> Any:
-    tokenizer = getattr(getattr(scorer, "lm", None), "tokenizer", None)
-    if tokenizer is None:
-        return ui.report.count_words
-    return lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])
-
-
-def warnings(scorer: DATScore, result: Any, inputs: Dict[str, Any]) -> List[Any]:
-    limit = getattr(getattr(scorer, "lm", None), "max_length", None) or scorer.config.max_length
-    texts = list(inputs["predictions"]) + list(inputs["references"]) + list(inputs["sources"] or [])
-    out = ui.truncation_warning(texts, limit - 2, "tokens", "the model reads", measure=_tokens(scorer))
-    if "weights_note" in result.corpus:
-        out.append(("uniform-weights", "Direction weights are uniform: " + str(result.corpus["weights_note"])))
-    return out
-
-
 def note(result: Any) -> str:
     return f"{len(result.corpus['directions'])} directions, token weights {result.corpus['token_weights']}"
 
 
 SPEC = ui.SpaceSpec(
     metric="datscore", title="DATScore: data-augmented translation scoring", summary=SUMMARY, intro=INTRO,
-    settings=SETTINGS, explain=explain, examples=EXAMPLES, note=note, reading=reading, warnings=warnings,
+    settings=SETTINGS, explain=explain, examples=EXAMPLES, note=note, reading=reading,
     visuals=lambda: [gr.HTML(elem_id="datscore-directions"), gr.HTML(elem_id="datscore-translations")],
     fixed_options={"return_translations": True},
     labels={"predictions": "Hypotheses (one segment per line)",

@@ -1,7 +1,7 @@
 """Gradio Space for DiscoTK (Joty et al., WMT 2014): the discourse trees of the hypothesis and
 of the reference drawn side by side, the subset-tree-kernel similarity of the two trees under
 each of the five representations and party's other features, each label explained, with how to
-read the score and warnings for tiny corpora. Run ``python app.py``; tests call
+read the score (the core's warnings show in the page). Run ``python app.py``; tests call
 :func:`build_demo`."""
 from __future__ import annotations
 
@@ -114,16 +114,6 @@ def explain(scorer: DiscoTK, result: Any, inputs: Dict[str, Any]) -> List[str]:
     return [ui.legend(LEGEND) + "".join(blocks)]
 
 
-def warnings(scorer: DiscoTK, result: Any, inputs: Dict[str, Any]) -> List[Any]:
-    out = ui.truncation_warning(list(inputs["predictions"]) + list(inputs["references"]), scorer.config.max_words,
-                                "words", "the discourse parser reads")
-    if scorer.config.variant == "light" and len(result) < 3:
-        out.append(("tiny-corpus", f"DiscoTK-light normalises each kernel by its maximum over the lines scored "
-                                   f"together; with {len(result)} line(s) that says little (one line always gets "
-                                   "1.0 or 0). Score at least three lines, or use the party variant."))
-    return out
-
-
 def note(result: Any) -> str:
     corpus = result.corpus
     return f"DiscoTK-{corpus['variant']} with {corpus['weights']} weights"
@@ -132,7 +122,7 @@ def note(result: Any) -> str:
 SPEC = ui.SpaceSpec(
     metric="discotk", title="DiscoTK: discourse trees compared by tree kernels", summary=SUMMARY, intro=INTRO,
     settings=SETTINGS, visuals=lambda: [gr.HTML(elem_id="discotk-trees")], explain=explain,
-    examples=EXAMPLES, note=note, reading=reading, warnings=warnings,
+    examples=EXAMPLES, note=note, reading=reading,
     english_only="DiscoTK's discourse parser and METEOR's synonyms")
 
 

@@ -92,17 +92,10 @@ def explain(scorer: RoMe, result: Any, inputs: Dict[str, Any]) -> List[str]:
     return [ui.legend(LEGEND) + "".join(blocks)]
 
 
-def warnings(scorer: RoMe, result: Any, inputs: Dict[str, Any]) -> List[Any]:
-    texts = list(inputs["predictions"]) + [r for ref in inputs["references"]
-                                           for r in ([ref] if isinstance(ref, str) else ref)]
-    return ui.truncation_warning(texts, scorer.config.max_words, "words", "RoMe reads",
-                                 measure=lambda t: len(preprocess(t)))
-
-
 SPEC = ui.SpaceSpec(
     metric="rome", title="RoMe: a robust metric for NLG", summary=SUMMARY, intro=INTRO, settings=SETTINGS,
     visuals=lambda: [gr.HTML(elem_id="rome-alignment")], explain=explain, examples=EXAMPLES,
-    reading=lambda scorer: READING, warnings=warnings,
+    reading=lambda scorer: READING,
     english_only="RoMe's dependency parser, CoLA grammar classifier and lite encoder",
     fixed_options={"return_alignment": True},
     labels={"references": "References (one per line, aligned; several on a line separated by |||)"})

@@ -115,6 +115,14 @@ def explain(scorer: Any, result: Any, inputs: Dict[str, Any]) -> List[str]:
     return [ui.legend(LEGEND) + "".join(blocks)]
 
 
+def warnings(scorer: Any, result: Any, inputs: Dict[str, Any]) -> List[Any]:
+    flagged = [i + 1 for i, d in enumerate(result.details) if d.get("non_english")]
+    if not flagged:
+        return []
+    return [("non-english", f"Line(s) {', '.join(map(str, flagged))} are mostly not English: SAM's lexicon knows "
+                            "none of their words, so p = 0 and SAM equals the base score.")]
+
+
 def note(result: Any) -> str:
     corpus = result.corpus
     return (f"mean base {corpus['base']} = {ui.fmt(corpus['base_score'])} (scale {corpus['scale']}); "
@@ -124,7 +132,7 @@ def note(result: Any) -> str:
 SPEC = ui.SpaceSpec(
     metric="sam", title="SAM: sentiment-aware adjustment of MT metrics", summary=SUMMARY, intro=INTRO,
     settings=SETTINGS, visuals=lambda: [gr.HTML(elem_id="sam-words")], explain=explain,
-    examples=EXAMPLES, note=note, reading=reading,
+    examples=EXAMPLES, note=note, reading=reading, warnings=warnings,
     english_only="SAM's sentiment lexicon (SentiWordNet) and tagger")
 
 

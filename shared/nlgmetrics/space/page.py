@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import os
 import traceback
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -23,6 +24,7 @@ from .report import (
     AnchorScores,
     Reading,
     Warning_,
+    captured,
     english_warning,
     explain_error,
     message_html,
@@ -86,14 +88,26 @@ def status_html(runtime: Runtime, uses_models: bool, preloaded: bool, error: Opt
                                "warning", "startup")
 
 
-def all_warnings(spec: SpaceSpec, scorer: Any, result: MetricResult, inputs: Dict[str, Any]) -> List[Warning_]:
-    """The app's warnings and, for English-only metrics, the language check."""
-    out = list(spec.warnings(scorer, result, inputs))
+def score_capturing(scorer: Any, inputs: Dict[str, Any]) -> Tuple[MetricResult, List[Warning_]]:
+    """The scorer's result and the warnings the package issued meanwhile (truncation, tiny
+    corpora, ...): the page shows the core's own words."""
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
+        result = scorer.score(inputs["predictions"], inputs["references"], inputs["sources"])
+    return result, captured(records)
+
+
+def all_warnings(spec: SpaceSpec, scorer: Any, result: MetricResult, inputs: Dict[str, Any],
+                 issued: Sequence[Warning_] = ()) -> List[Warning_]:
+    """The metric's own warnings, the app's and, for English-only metrics, the language check
+    (unless the metric said so itself)."""
+    out = list(issued) + list(spec.warnings(scorer, result, inputs))
     out += [("metric", str(text)) for text in result.corpus.get("warnings", []) or []]
     if spec.english_only:
         refs = inputs.get("references") or []
         texts = list(inputs["predictions"]) + [r for ref in refs for r in ([ref] if isinstance(ref, str) else ref)]
-        out += english_warning(texts, spec.english_only)
+        if not any(key == "non-english" for key, _ in out):
+            out += english_warning(texts, spec.english_only)
     return out
 
 
@@ -130,8 +144,8 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
                     text_boxes = [gr.Textbox(lines=2, max_lines=12, label=labels[k], elem_id=f"input-{k}")
                                   for k in keys]
                     run_button = gr.Button("Score", variant="primary", elem_id="run")
+                    score = gr.HTML(elem_id="score")  # right under the button, warnings below it
                     message = gr.HTML(elem_id="message")
-                    score = gr.HTML(elem_id="score")
                     if spec.examples:
                         gr.Examples([[ex.get(k, "") for k in keys] for ex in spec.examples], inputs=text_boxes,
                                     label="Examples (click one, then Score)", elem_id="examples")
@@ -146,8 +160,8 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
                     upload = gr.File(label="CSV or JSONL file", file_types=[".csv", ".tsv", ".jsonl", ".json"],
                                      elem_id="batch-upload")
                     batch_button = gr.Button("Score file", variant="primary", elem_id="batch-run")
-                    batch_message = gr.HTML(elem_id="batch-message")
                     batch_score = gr.HTML(elem_id="batch-score")
+                    batch_message = gr.HTML(elem_id="batch-message")
                     download = gr.File(label="Scores", file_count="multiple", interactive=False,
                                        elem_id="batch-download")
             with gr.Column(scale=2, min_width=280):
@@ -176,11 +190,14 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
         fresh_status = status_html(runtime, pool.uses_models, False, None)
         n_text = len(text_boxes)
 
-        def scored(scorer: Any, key: Any, result: MetricResult, inputs: Dict[str, Any]) -> Tuple[str, str]:
+        def scored(scorer: Any, key: Any, inputs: Dict[str, Any]) -> Tuple[MetricResult, str, str]:
+            result, issued = score_capturing(scorer, inputs)
             reading = spec.reading(scorer)
-            measured = anchors.measure(key, scorer, reading.anchors)
+            with warnings.catch_warnings():  # the reference points' own warnings are not the user's
+                warnings.simplefilter("ignore")
+                measured = anchors.measure(key, scorer, reading.anchors)
             box = reading_html(reading, measured, reading.anchors)
-            return (warnings_html(all_warnings(spec, scorer, result, inputs)),
+            return (result, warnings_html(all_warnings(spec, scorer, result, inputs, issued)),
                     score_html(result, inputs["predictions"], spec.note(result), box))
 
         def score_example(*values: Any) -> List[Any]:
@@ -192,8 +209,7 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
                 chosen = current_options(values[n_text:])
                 scorer = pool.get(chosen)
                 with pool.lock:
-                    result = scorer.score(inputs["predictions"], inputs["references"], inputs["sources"])
-                    warned, shown = scored(scorer, repr(sorted(chosen.items())), result, inputs)
+                    result, warned, shown = scored(scorer, repr(sorted(chosen.items())), inputs)
                     drawn = list(spec.explain(scorer, result, inputs))
             except Exception as err:  # noqa: BLE001 - every failure becomes a message in the page
                 traceback.print_exc()
@@ -210,8 +226,7 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
                 chosen = current_options(values)
                 scorer = pool.get(chosen)
                 with pool.lock:
-                    result = scorer.score(inputs["predictions"], inputs["references"], inputs["sources"])
-                    warned, shown = scored(scorer, repr(sorted(chosen.items())), result, inputs)
+                    result, warned, shown = scored(scorer, repr(sorted(chosen.items())), inputs)
                 files = write_batch(result, inputs)
             except Exception as err:  # noqa: BLE001
                 traceback.print_exc()

@@ -148,6 +148,33 @@ def english_warning(texts: Sequence[str], resources: str) -> List[Warning_]:
                             "languages are not meaningful.")]
 
 
+def warning_key(message: str) -> str:
+    """A key for a metric's own warning: truncation, tiny-corpus, non-english or metric."""
+    text = message.lower()
+    if "truncat" in text or " cut " in text or "stopped at the generation" in text:
+        return "truncation"
+    if "english" in text:
+        return "non-english"
+    if "segment" in text and ("at least" in text or "normalisation over" in text or "few" in text):
+        return "tiny-corpus"
+    return "metric"
+
+
+def captured(records: Sequence[Any]) -> List[Warning_]:
+    """The warnings the package itself issued while scoring (``warnings.catch_warnings``
+    records), each once, keyed by :func:`warning_key`; library noise is left out."""
+    out: List[Warning_] = []
+    seen = set()
+    for record in records:
+        filename = str(getattr(record, "filename", ""))
+        message = str(getattr(record, "message", ""))
+        if "nlgmetrics" not in filename or message in seen:
+            continue
+        seen.add(message)
+        out.append((warning_key(message), message))
+    return out
+
+
 def count_words(text: str) -> int:
     return len(text.split())
 
