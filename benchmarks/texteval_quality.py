@@ -127,7 +127,7 @@ def main() -> None:
     for r in rows:
         by_lp[r["lp"]].append(r)
     lps = [lp for lp in sorted(by_lp) if not args.lps or lp in args.lps.split(",")]
-    scorers = {m: TextEval(model=m, distance=args.distance, quiet=True) for m in MODELS}
+    scorers = {m: TextEval(features=m, distance=args.distance, quiet=True) for m in MODELS}
     results: Dict[str, Any] = {}
     with timer() as t:
         for lp in lps:

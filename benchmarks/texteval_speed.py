@@ -43,11 +43,10 @@ def main() -> None:
     rows = []
     for model in MODELS:
         for approach in ("featurise", "direct", "scaling"):
-            scorer = TextEval(model=model, approach="direct" if approach == "featurise" else approach,
-                              corpus="mean", quiet=True)
             if model == "tags":
-                get_analyzer.cache_clear()
-                scorer.analyzer  # a fresh analyzer, loaded untimed, with an empty parse cache
+                get_analyzer.cache_clear()  # the scorer loads a fresh analyzer (untimed), empty parse cache
+            scorer = TextEval(features=model, approach="direct" if approach == "featurise" else approach,
+                              corpus="mean", quiet=True)
             if approach == "featurise":
                 with timer() as t:
                     scorer.counts(texts)

@@ -31,6 +31,11 @@ ODD = {"predictions": ["", "cat", "🙂🙂 the cat 🙂", "猫坐在垫子上�
 
 FAST = {"beam_size": 2, "max_new_tokens": 6, "device": "cpu", "quiet": True}
 
+# a random model's translations run to the cap, and these corpora are below the one-vs-rest
+# minimum: both warnings are expected here (tests/test_datscore_hardening.py checks them)
+pytestmark = pytest.mark.filterwarnings("ignore:.*generation limit:UserWarning",
+                                        "ignore:.*one-vs-rest weights need:UserWarning")
+
 
 @pytest.fixture(scope="module", autouse=True)
 def one_thread():

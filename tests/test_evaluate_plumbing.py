@@ -2,13 +2,11 @@
 ``nlgmetrics.metric_path``, and returns the core scorer's numbers; the CLI drives the same
 scorers."""
 import json
-import os
 from pathlib import Path
 
-import pytest
-
 import nlgmetrics
-from nlgmetrics import cli
+import pytest
+from nlgmetrics import cli, examples
 
 NAMES = sorted(nlgmetrics.REGISTRY)
 
@@ -20,11 +18,11 @@ def tiny_m2m(tmp_path_factory):
 
 
 def options_for(name, tiny_m2m_path=None):
-    """Constructor options that run offline: the metric's demo options, or for DATScore the
+    """Constructor options that run offline: the metric's example options, or for DATScore the
     tiny local model."""
-    cls = nlgmetrics.scorer_class(name)
-    if cls.demo_options is not None:
-        return dict(cls.demo_options, quiet=True)
+    options = examples.example(name).options
+    if options is not None:
+        return dict(options, quiet=True)
     if name == "datscore":
         return {"model": tiny_m2m_path, "source_lang": "fr", "max_new_tokens": 8, "quiet": True}
     pytest.skip(f"{name} has no offline configuration")
@@ -50,7 +48,7 @@ def test_evaluate_load_offline_equals_core(name, offline_options, tmp_path, monk
     path = nlgmetrics.metric_path(name)
     assert Path(path, f"{name}.py").exists() and Path(path, "README.md").exists()
     options = offline_options(name)
-    example = nlgmetrics.scorer_class(name).demo_inputs
+    example = examples.example(name).inputs
     module = evaluate.load(path)
     kwargs = {k: v for k, v in example.items() if v is not None}
     got = module.compute(**kwargs, **options)
@@ -68,7 +66,7 @@ def test_metric_path_errors():
 
 
 def _demo_files(tmp_path, name):
-    example = nlgmetrics.scorer_class(name).demo_inputs
+    example = examples.example(name).inputs
     paths = {}
     for field, flag in (("predictions", "-p"), ("references", "-r"), ("sources", "-s")):
         values = example.get(field)

@@ -7,11 +7,16 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from scipy.stats import chi2, chi2_contingency, power_divergence
-
 from nlgmetrics.core.stats import classical_mds_1d, g2
-from nlgmetrics.texteval import (TextEval, ambiguity_class, neg_log_p, ngram_counts, rating_weights,
-                                 tokenize)
+from nlgmetrics.texteval import (
+    TextEval,
+    ambiguity_class,
+    neg_log_p,
+    ngram_counts,
+    rating_weights,
+    tokenize,
+)
+from scipy.stats import chi2, chi2_contingency, power_divergence
 
 
 def scipy_g2(a, b) -> float:
@@ -25,7 +30,7 @@ def scipy_g2(a, b) -> float:
 
 @pytest.fixture(scope="module")
 def words() -> TextEval:
-    return TextEval(model="words", quiet=True)
+    return TextEval(features="words", quiet=True)
 
 
 # --- G2 and -log p ---------------------------------------------------------------------
@@ -46,7 +51,7 @@ def test_g2_matches_scipy_on_random_tables_with_zero_cells(seed):
     stat, _ = power_divergence(table.ravel(), expected.ravel(), lambda_="log-likelihood")
     assert ours == pytest.approx(stat, rel=1e-10, abs=1e-10)
     # and through the scorer, with its degrees of freedom k - 1 over non-empty columns
-    scorer = TextEval(model="words", distance="g2")
+    scorer = TextEval(features="words", distance="g2")
     dist, value, df = scorer.pair_distance(a, b)
     assert dist == value == pytest.approx(ours)
     assert df == table.shape[1] - 1
@@ -93,7 +98,7 @@ def _vec(c, keys=("a", "b", "c", "d")):
 
 @pytest.mark.parametrize("distance", ["g2", "neg_log_p"])
 def test_direct_distance_is_to_the_composite_of_the_rest(distance):
-    scorer = TextEval(model="words", distance=distance)
+    scorer = TextEval(features="words", distance=distance)
     ranking = scorer.rank_counts(COUNTS)
     for i, own in enumerate(COUNTS):
         rest = sum((c for j, c in enumerate(COUNTS) if j != i), Counter())
@@ -110,7 +115,7 @@ def test_direct_distance_is_to_the_composite_of_the_rest(distance):
 
 
 def test_weighted_composite_uses_the_ratings_of_the_rest():
-    scorer = TextEval(model="words", distance="g2")
+    scorer = TextEval(features="words", distance="g2")
     ratings = [1.0, 4.0, 2.0, 3.0]
     ranking = scorer.rank_counts(COUNTS, ratings=ratings)
     # member 0: the rest are rated 4, 2, 3 -> min-max [1, 0, 0.5] -> mean-1 weights [2, 0, 1]
@@ -127,7 +132,7 @@ def test_weighted_composite_uses_the_ratings_of_the_rest():
 def test_scaling_orientation_follows_the_direct_approach():
     texts = ["the cat sat on the mat", "the cat sat on a mat", "a cat sat on the mat",
              "the cat was sitting on the mat", "stock markets fell sharply in early trading today"]
-    ranking = TextEval(model="words", approach="scaling").rank_set(texts)
+    ranking = TextEval(features="words", approach="scaling").rank_set(texts)
     assert ranking.r2 > 0.5 and ranking.reliable
     assert ranking.scores == ranking.scaling
     assert int(np.argmin(ranking.scaling)) == 4 == int(np.argmin(ranking.direct))
@@ -148,7 +153,7 @@ def test_sets_of_one_and_two_texts(words):
 def test_empty_and_identical_texts(words):
     empty = words.rank_set(["", "", ""])
     assert empty.scores == [0.0, 0.0, 0.0] and empty.r2 == 1.0 and empty.tokens == [0, 0, 0]
-    same = TextEval(model="words", approach="scaling").rank_set(["same words here"] * 4)
+    same = TextEval(features="words", approach="scaling").rank_set(["same words here"] * 4)
     assert same.scores == [0.0] * 4 and same.r2 == 1.0
     mixed = words.rank_set(["", "the cat sat on the mat", "the cat sat on a mat"])
     assert mixed.direct[0] == 0.0  # an empty text carries no evidence of difference: distance 0
@@ -157,7 +162,7 @@ def test_empty_and_identical_texts(words):
 
 @pytest.mark.parametrize("model", ["words", "classes", "tags"])
 def test_bad_inputs_give_finite_scores(model):
-    scorer = TextEval(model=model, quiet=True)
+    scorer = TextEval(features=model, quiet=True)
     preds = ["", "word", "今天天气很好", "🙂🙂 great 🙂", "x " * 3000]
     refs = [["the weather is nice today", "it is a fine day", "good weather today"]] * len(preds)
     result = scorer.score(preds, refs)
@@ -186,18 +191,18 @@ def test_ngram_counts():
 
 def test_models_see_the_expected_symbols():
     text = "The dogs can run."
-    assert TextEval(model="words").symbols([text]) == [["the", "dogs", "can", "run", "."]]
-    assert TextEval(model="words", lowercase=False).symbols([text])[0][0] == "The"
-    assert TextEval(model="classes").symbols([text]) == [["DET", "NOUN|VERB", "AUX|NOUN|VERB", "NOUN|VERB", "PUNCT"]]
-    tags = TextEval(model="tags").symbols([text, "  "])
+    assert TextEval(features="words").symbols([text]) == [["the", "dogs", "can", "run", "."]]
+    assert TextEval(features="words", lowercase=False).symbols([text])[0][0] == "The"
+    assert TextEval(features="classes").symbols([text]) == [["DET", "NOUN|VERB", "AUX|NOUN|VERB", "NOUN|VERB", "PUNCT"]]
+    tags = TextEval(features="tags").symbols([text, "  "])
     assert tags[0] == ["DT", "NNS", "MD", "VB", "."] and tags[1] == []
-    assert TextEval(model="tags", tagset="upos").symbols([text])[0] == ["DET", "NOUN", "AUX", "VERB", "PUNCT"]
+    assert TextEval(features="tags", tagset="upos").symbols([text])[0] == ["DET", "NOUN", "AUX", "VERB", "PUNCT"]
 
 
 def test_bigram_option_changes_the_multinomial(words):
     texts = ["the cat sat on the mat", "the mat sat on the cat", "a cat sat on a mat"]
     uni = words.rank_set(texts)
-    bi = TextEval(model="words", ngram=2).rank_set(texts)
+    bi = TextEval(features="words", ngram=2).rank_set(texts)
     assert uni.distances[0][1] == 0.0 and bi.distances[0][1] > 0  # same words, other order
 
 
@@ -211,7 +216,7 @@ REFS = [["the cat sat on a mat", "a cat was sitting on the mat", "there is a cat
 
 @pytest.mark.parametrize("approach", ["direct", "scaling"])
 def test_segment_score_is_the_prediction_in_its_standard_set(approach):
-    scorer = TextEval(model="words", approach=approach, distance="neg_log_p", corpus="mean", quiet=True)
+    scorer = TextEval(features="words", approach=approach, distance="neg_log_p", corpus="mean", quiet=True)
     result = scorer.score(PREDS, REFS)
     for i, (pred, refs) in enumerate(zip(PREDS, REFS)):
         ranking = scorer.rank_set([pred] + refs)
@@ -228,7 +233,7 @@ def test_segment_score_is_the_prediction_in_its_standard_set(approach):
 
 
 def test_shared_standard_set_is_computed_once_and_gives_the_same_scores():
-    scorer = TextEval(model="words", approach="scaling", corpus="mean", quiet=True)
+    scorer = TextEval(features="words", approach="scaling", corpus="mean", quiet=True)
     shared = REFS[0]
     preds = ["the cat sat on the mat", "a cat on a mat", "dogs bark", "the cat sat on the mat"]
     together = scorer.score(preds, [shared] * len(preds))
@@ -242,14 +247,14 @@ def test_each_member_against_the_rest_via_score_equals_rank_set(approach):
     """Rows whose standard sets overlap (each output of a source against the others) share
     cached pair distances; the result is rank_set's."""
     texts = PREDS + REFS[0] + REFS[1][:1]
-    scorer = TextEval(model="words", approach=approach, corpus="mean", quiet=True)
+    scorer = TextEval(features="words", approach=approach, corpus="mean", quiet=True)
     result = scorer.score(texts, [texts[:i] + texts[i + 1:] for i in range(len(texts))])
     assert result.scores == pytest.approx(getattr(scorer.rank_set(texts), approach), abs=1e-9)
 
 
 @pytest.mark.parametrize("approach", ["direct", "scaling"])
 def test_document_corpus_score_concatenates_and_survives_sharding(approach):
-    scorer = TextEval(model="words", approach=approach, quiet=True)
+    scorer = TextEval(features="words", approach=approach, quiet=True)
     inputs = scorer.validate(PREDS, REFS)
     records = scorer.score_segments(inputs)
     whole = scorer.reduce(records)
@@ -260,24 +265,24 @@ def test_document_corpus_score_concatenates_and_survives_sharding(approach):
     expected = scorer.rank_counts([sum(scorer.counts(PREDS), Counter())] + docs)
     assert whole.score == pytest.approx(expected.scores[0] if approach == "scaling" else expected.direct[0])
     assert "counts" not in whole.details[0]
-    assert TextEval(model="words", corpus="mean").score(PREDS, REFS).score == pytest.approx(
-        np.mean(TextEval(model="words", corpus="mean").score(PREDS, REFS).scores))
+    assert TextEval(features="words", corpus="mean").score(PREDS, REFS).score == pytest.approx(
+        np.mean(TextEval(features="words", corpus="mean").score(PREDS, REFS).scores))
 
 
 def test_unequal_reference_counts():
     refs = [REFS[0], REFS[1][:2], REFS[2]]
-    assert len(TextEval(model="words", quiet=True).score(PREDS, refs).scores) == 3  # direct: fine
+    assert len(TextEval(features="words", quiet=True).score(PREDS, refs).scores) == 3  # direct: fine
     with pytest.raises(ValueError, match="same number of references"):
-        TextEval(model="words", approach="scaling", quiet=True).score(PREDS, refs)
-    mean = TextEval(model="words", approach="scaling", corpus="mean", quiet=True).score(PREDS, refs)
+        TextEval(features="words", approach="scaling", quiet=True).score(PREDS, refs)
+    mean = TextEval(features="words", approach="scaling", corpus="mean", quiet=True).score(PREDS, refs)
     assert len(mean.scores) == 3
 
 
 def test_single_string_reference_rows_and_invalid_options():
-    result = TextEval(model="words", quiet=True).score(["the cat"], ["the cat"])
+    result = TextEval(features="words", quiet=True).score(["the cat"], ["the cat"])
     assert result.scores == [0.0]
-    with pytest.raises(ValueError, match="unknown model"):
-        TextEval(model="lemmas")
+    with pytest.raises(ValueError, match="unknown features"):
+        TextEval(features="lemmas")
     with pytest.raises(ValueError, match="ngram"):
         TextEval(ngram=0)
 
@@ -300,7 +305,7 @@ def test_system_level_mode_concatenates_each_systems_outputs(words):
 
 
 def test_system_level_mode_with_missing_outputs_compares_shared_segments(words):
-    assert words.distance == "g2"  # the default
+    assert words.config.distance == "g2"  # the default
     outputs = {"A": ["the cat sat on the mat", "the dog barked", None],
                "B": ["a cat sat on a mat", None, "birds sing"],
                "C": ["the cat is on the mat", "the dog barked loudly", "the birds sang"]}
@@ -327,6 +332,6 @@ def test_evaluate_wrapper_matches_the_core():
     path = Path(__file__).resolve().parent.parent / "metrics" / "texteval"
     metric = evaluate.load(str(path), "words")
     out = metric.compute(predictions=PREDS, references=REFS, return_details=True)
-    core = TextEval(model="words", quiet=True).score(PREDS, REFS)
+    core = TextEval(features="words", quiet=True).score(PREDS, REFS)
     assert out["scores"] == pytest.approx(core.scores) and out["score"] == pytest.approx(core.score)
     assert out["signature"] == core.signature

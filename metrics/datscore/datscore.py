@@ -1,7 +1,5 @@
 """DATScore as a Hugging Face ``evaluate`` metric: a thin wrapper over ``nlgmetrics.datscore``."""
-import datasets  # noqa: F401
 import evaluate
-
 from nlgmetrics import evaluate_support as support
 
 _CITATION = """\
@@ -26,63 +24,43 @@ directions are used: Hypo <-> Ref and Hypo <-> Trans2. Scores are in log-probabi
 (negative; higher is better).
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (list of str): hypotheses (in target_lang).
-    references (list of str): one reference per hypothesis (in target_lang).
-    sources (list of str): the sources (in source_lang); the "default" configuration takes them,
-        "reference" and "bartscore" do not.
-    model (str): M2M-100-compatible checkpoint, hub id or local directory
-        (default "facebook/m2m100_418M").
-    source_lang (str): M2M-100 code of the sources' language (required with sources).
-    target_lang (str): M2M-100 code of hypotheses and references (default "en").
-    trans1_lang, trans2_lang (str): languages of the augmented translations (default: the
-        paper's rule: to English en/es, from English es/en, otherwise en/es).
-    directions: "auto" (default: 8 with sources, 4 without), "all", "reference", "bartscore",
-        or a list of names such as ["ref->hypo", "hypo->ref"].
-    exclude_directions (list of str): directions to leave out (ablation).
-    token_weights (str): "entropy" (default) or "uniform".
-    direction_weights: "one-vs-rest" (default), "uniform", or a dict direction -> weight
-        (e.g. the weights returned on a calibration set, to freeze them).
-    beam_size (int): beam size of the augmented translations (default 5).
-    max_new_tokens (int): cap on translation length (default: the model's generation config).
-    max_length (int): token cap per text, longer texts are truncated with a warning (1024).
-    batch_size (int), device (str), dtype ("fp32" | "bf16" | "fp16").
-    cache_dir (str): keep translations on disk (sqlite) so re-scoring is free.
-    return_translations (bool): put the augmented translations in the details.
-    return_details (bool): also return per-segment details (direction scores) and corpus
-        information (direction weights).
-Returns:
-    score (float): mean of the segment scores.
-    scores (list of float): DATScore per segment (weighted mean log-probability, <= 0).
-    signature (str): reproducibility string.
-    details, corpus: with return_details=True.
-Examples:
-    >>> import evaluate
-    >>> datscore = evaluate.load("metrics/datscore")  # doctest: +SKIP
-    >>> out = datscore.compute(predictions=["The cat sits on the carpet."],
-    ...                        references=["The cat is sitting on the mat."],
-    ...                        sources=["Le chat est assis sur le tapis."], source_lang="fr")  # doctest: +SKIP
-    >>> out["score"] < 0  # doctest: +SKIP
-    True
-"""
-
 _CONFIGS = {
     "default": {},
     "reference": {"directions": "reference"},
     "bartscore": {"directions": "bartscore"},
 }
-_WITH_SOURCES = {"default"}
+
+_KWARGS_DESCRIPTION = support.kwargs_description("datscore", configs=_CONFIGS, inputs="""\
+    predictions (list of str): hypotheses (in target_lang).
+    references (list of str): one reference per hypothesis (in target_lang).
+    sources (list of str): the sources (in source_lang); the "default" configuration takes
+        them, "reference" and "bartscore" do not.
+""", returns="""\
+    score (float): mean of the segment scores; scores (list of float): DATScore per segment
+        (weighted mean log-probability, <= 0); signature (str): reproducibility string.
+    details, corpus: with return_details=True (direction scores, direction weights).
+""", examples="""\
+    >>> import os, evaluate, nlgmetrics
+    >>> model = os.environ.get("NLGMETRICS_DATSCORE_MODEL", "facebook/m2m100_418M")  # local dir or hub id
+    >>> datscore = evaluate.load(nlgmetrics.metric_path("datscore"))
+    >>> out = datscore.compute(predictions=["The cat sits on the carpet.", "It rains since the morning.",
+    ...                                     "We won the game yesterday evening."],
+    ...                        references=["The cat is sitting on the mat.", "It has been raining since this morning.",
+    ...                                    "We lost the match last night."],
+    ...                        sources=["Le chat est assis sur le tapis.", "Il pleut depuis ce matin.",
+    ...                                 "Nous avons perdu le match hier soir."],
+    ...                        model=model, source_lang="fr", target_lang="en")
+    >>> len(out["scores"]), all(s <= 0 for s in out["scores"])
+    (3, True)
+""")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class DATScore(evaluate.Metric):
-    def _info(self):
-        return support.metric_info(description=_DESCRIPTION, citation=_CITATION,
-                                   inputs_description=_KWARGS_DESCRIPTION,
-                                   features=support.features(sources=self.config_name in _WITH_SOURCES),
-                                   reference_urls=["https://arxiv.org/abs/2210.06576"])
+class DATScore(support.Metric):
+    metric_name = "datscore"
+    CONFIGS = _CONFIGS
+    DESCRIPTION, CITATION, KWARGS_DESCRIPTION = _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION
+    REFERENCE_URLS = ("https://arxiv.org/abs/2210.06576",)
 
-    def _compute(self, predictions, references=None, sources=None, **options):
-        return support.compute("datscore", predictions, references, sources,
-                               config_options=_CONFIGS.get(self.config_name, {}), **options)
+    def _features(self, preset):
+        return support.features(sources="directions" not in preset)

@@ -1,7 +1,5 @@
 """DiscoTK as a Hugging Face ``evaluate`` metric: a thin wrapper over ``nlgmetrics.discotk``."""
-import datasets  # noqa: F401
 import evaluate
-
 from nlgmetrics import evaluate_support as support
 
 _CITATION = """\
@@ -28,47 +26,37 @@ the project's offline heuristic RST-style parser (an approximation of the paper'
 parser), or from the inputs themselves when they are bracketed RST trees.
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (list of str): hypotheses (plain text, or bracketed RST trees such as
-        "(Elaboration[N][S] _!first unit!_ _!second unit!_)").
-    references (list of str): one reference per prediction, in the same format.
-    variant (str): "party" (default) or "light".
-    weights: None (the variant's default: uniform for light, shipped tuned weights for party),
-        "uniform", "tuned", a path to a weights JSON, or a mapping {feature: weight, "bias": b}.
-    decay (float): the kernel's lambda, default 0.4.
-    normalization (str): "per-test-set" (default, Asiya's s/max rule, for uniform weights) or "none".
-    lexical_layer (str): "flat" (default, the paper's words under the EDU) or "chain".
-    input_format (str): "auto" (default), "text" or "rst".
-    return_details (bool): also return per-segment features and corpus information.
-Returns:
-    score (float): corpus score (mean of the segment scores).
-    scores (list of float): per-segment scores in [0, 1] (higher is better).
-    signature (str): reproducibility string.
-Examples:
-    >>> import evaluate
-    >>> discotk = evaluate.load("metrics/discotk", "light")  # doctest: +SKIP
-    >>> out = discotk.compute(predictions=["If it rains, we stay home."],
-    ...                       references=["If it rains, we stay home."])  # doctest: +SKIP
-    >>> out["scores"]  # doctest: +SKIP
-    [1.0]
-"""
-
 _CONFIGS = {
     "default": {},
     "light": {"variant": "light"},
     "party": {"variant": "party"},
 }
 
+_KWARGS_DESCRIPTION = support.kwargs_description("discotk", configs=_CONFIGS, inputs="""\
+    predictions (list of str): hypotheses (plain text, or bracketed RST trees such as
+        "(Elaboration[N][S] _!first unit!_ _!second unit!_)").
+    references (list of str): one reference per prediction, in the same format.
+""", returns="""\
+    score (float): corpus score (mean of the segment scores); scores (list of float):
+        per-segment scores in [0, 1] (higher is better); signature (str): reproducibility string.
+    details, corpus: with return_details=True (per-segment features, corpus information).
+""", examples="""\
+    >>> import evaluate, nlgmetrics
+    >>> light = evaluate.load(nlgmetrics.metric_path("discotk"), "light")
+    >>> light.compute(predictions=["If it rains, we stay home."],
+    ...               references=["If it rains, we stay home."])["scores"]
+    [1.0]
+    >>> party = evaluate.load(nlgmetrics.metric_path("discotk"))  # variant "party"
+    >>> out = party.compute(predictions=["If it rains, we stay home.", "We stay home."],
+    ...                     references=["If it rains, we stay home.", "If it rains, we stay home."])
+    >>> [round(s, 3) for s in out["scores"]]
+    [0.975, 0.531]
+""")
+
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class DiscoTK(evaluate.Metric):
-    def _info(self):
-        return support.metric_info(description=_DESCRIPTION, citation=_CITATION,
-                                   inputs_description=_KWARGS_DESCRIPTION,
-                                   features=support.features(),
-                                   reference_urls=["https://aclanthology.org/W14-3352"])
-
-    def _compute(self, predictions, references=None, sources=None, **options):
-        return support.compute("discotk", predictions, references, sources,
-                               config_options=_CONFIGS.get(self.config_name, {}), **options)
+class DiscoTK(support.Metric):
+    metric_name = "discotk"
+    CONFIGS = _CONFIGS
+    DESCRIPTION, CITATION, KWARGS_DESCRIPTION = _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION
+    REFERENCE_URLS = ("https://aclanthology.org/W14-3352",)

@@ -1,7 +1,5 @@
 """RoMe as a Hugging Face evaluate metric; the scoring lives in nlgmetrics.rome."""
-import datasets  # noqa: F401
 import evaluate
-
 from nlgmetrics import evaluate_support as support
 
 _CITATION = """\
@@ -29,28 +27,6 @@ installed; needs the hub) and "lite" (all-MiniLM-L6-v2, the project's CoLA head,
 offline). With several references per prediction the best one counts.
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (list of str): generated sentences.
-    references (list of str, or list of list of str): one or several references each.
-    profile (str): "paper" (default) or "lite".
-    component (str): "rome" (final score), "emd", "ted" (a distance) or "grammar".
-    model, grammar_model, scorer_weights, parser: override the profile's resources.
-    delta_emd (float, 0.60), delta_ted (float, 0.65), gamma (float, 0.07), ted_normalisation
-        ("max" or "sum"), max_words (int, 256), return_alignment (bool).
-    return_details (bool): add per-segment f_emd, f_ted, f_grammar (and alignment).
-Returns:
-    score (float): mean of the segment scores; scores (list of float): per segment, in [0, 1];
-    signature (str): profile, models, parser, thresholds and version.
-Examples:
-    >>> import evaluate
-    >>> rome = evaluate.load("metrics/rome", "lite")  # doctest: +SKIP
-    >>> out = rome.compute(predictions=["the cat sat on the mat"],
-    ...                    references=["the cat sat on the mat"])  # doctest: +SKIP
-    >>> out["scores"][0] > 0.5  # doctest: +SKIP
-    True
-"""
-
 _CONFIGS = {
     "default": {},
     "paper": {"profile": "paper"},
@@ -60,15 +36,31 @@ _CONFIGS = {
     "lite-grammar": {"profile": "lite", "component": "grammar"},
 }
 
+_KWARGS_DESCRIPTION = support.kwargs_description("rome", configs=_CONFIGS, inputs="""\
+    predictions (list of str): generated sentences.
+    references (list of str, or list of list of str): one or several references each (the
+        best one counts).
+""", returns="""\
+    score (float): mean of the segment scores; scores (list of float): per segment, in [0, 1]
+        (component "ted": a distance, lower is better); signature (str): profile, models,
+        parser, thresholds and version.
+    details, corpus: with return_details=True (per-segment f_emd, f_ted, f_grammar).
+""", examples="""\
+    >>> import evaluate, nlgmetrics
+    >>> rome = evaluate.load(nlgmetrics.metric_path("rome"), "lite")  # offline models
+    >>> out = rome.compute(predictions=["the cat sat on the mat", "a dog barked"],
+    ...                    references=["the cat sat on the mat", "the cat sat on the mat"])
+    >>> [round(s, 2) for s in out["scores"]]
+    [0.91, 0.02]
+""")
+
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class RoMe(evaluate.Metric):
-    def _info(self):
-        return support.metric_info(description=_DESCRIPTION, citation=_CITATION,
-                                   inputs_description=_KWARGS_DESCRIPTION,
-                                   features=[support.features(multi_reference=True), support.features()],
-                                   reference_urls=["https://aclanthology.org/2022.acl-long.387"])
+class RoMe(support.Metric):
+    metric_name = "rome"
+    CONFIGS = _CONFIGS
+    DESCRIPTION, CITATION, KWARGS_DESCRIPTION = _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION
+    REFERENCE_URLS = ("https://aclanthology.org/2022.acl-long.387",)
 
-    def _compute(self, predictions, references=None, **options):
-        return support.compute("rome", predictions, references,
-                               config_options=_CONFIGS.get(self.config_name, {}), **options)
+    def _features(self, preset):
+        return [support.features(multi_reference=True), support.features()]

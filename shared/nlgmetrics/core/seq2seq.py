@@ -20,28 +20,45 @@ Efficiency (the costs that dominate reference-and-source metrics such as DATScor
   the unpadded positions only, in bounded row chunks. In fp32 on CPU this gives bit-identical
   scores for any batch size in our tests.
 - :meth:`Seq2SeqLM.translate` translates each unique text once per configuration and keeps the
-  result in memory and, with ``cache_dir``, in an sqlite file, so re-scoring is free.
+  result in memory (a bounded LRU cache) and, with ``cache_dir``, in an sqlite file, so
+  re-scoring is free. Generation runs in full batches of ``batch_size`` texts sorted by length,
+  each padded to its longest text (width buckets would split a small corpus into many small
+  generation batches, slower than the straightforward loop). A text's padding therefore depends
+  on its batch: encoder states differ in float rounding (about 1e-7), which could only change a
+  translation where two beams tie to that precision; scores of given texts stay
+  batch-independent. A translation that stops at the generation limit (no ``</s>``) is counted
+  and warned about.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import sqlite3
-import threading
 import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import (
+    Any,
+)
 
 import numpy as np
 import torch
 
-from .models import bucket_by_width, dtype_name, load_pretrained, padded_width, resolve_device, resolve_dtype
+from .cache import LRUCache
+from .models import (
+    bucket_by_width,
+    dtype_name,
+    load_pretrained,
+    padded_width,
+    resolve_device,
+    resolve_dtype,
+)
 from .progress import progress
 
 #: token ids of one sequence, language token and </s> included
-Ids = Tuple[int, ...]
+Ids = tuple[int, ...]
 
 TOKEN_WEIGHTINGS = ("entropy", "uniform")
 
@@ -72,13 +89,14 @@ class TokenScores:
 
 
 class TranslationCache:
-    """Translations keyed by (model identity, languages, decoding options, text): a dict in
-    memory, backed by ``<cache_dir>/translations.sqlite`` when a directory is given."""
+    """Translations keyed by (model identity, languages, decoding options, text): a bounded
+    LRU cache in memory (``max_entries`` translations, about ``max_bytes``), backed by
+    ``<cache_dir>/translations.sqlite`` when a directory is given."""
 
-    def __init__(self, cache_dir: Optional[Union[str, Path]] = None) -> None:
-        self._memory: Dict[str, str] = {}
-        self._lock = threading.Lock()
-        self.path: Optional[Path] = None
+    def __init__(self, cache_dir: str | Path | None = None, *, max_entries: int = 100_000,
+                 max_bytes: int = 128 * 2**20) -> None:
+        self._memory: LRUCache[str, str] = LRUCache(max_entries, max_bytes)
+        self.path: Path | None = None
         if cache_dir is not None:
             directory = Path(cache_dir).expanduser()
             directory.mkdir(parents=True, exist_ok=True)
@@ -100,10 +118,13 @@ class TranslationCache:
     def key(*parts: object) -> str:
         return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
 
-    def get_many(self, keys: Sequence[str]) -> Dict[str, str]:
+    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
         """The cached translations among ``keys`` (memory first, then disk)."""
-        with self._lock:
-            found = {k: self._memory[k] for k in keys if k in self._memory}
+        found: dict[str, str] = {}
+        for k in keys:
+            text = self._memory.get(k)
+            if text is not None:
+                found[k] = text
         missing = [k for k in keys if k not in found]
         if missing and self.path is not None:
             with self._connect() as db:
@@ -112,13 +133,14 @@ class TranslationCache:
                     rows = db.execute(f"SELECT key, text FROM translations WHERE key IN ({','.join('?' * len(chunk))})",
                                       chunk).fetchall()
                     found.update(rows)
-            with self._lock:
-                self._memory.update((k, found[k]) for k in missing if k in found)
+            for k in missing:
+                if k in found:
+                    self._memory[k] = found[k]
         return found
 
-    def put_many(self, items: Dict[str, str]) -> None:
-        with self._lock:
-            self._memory.update(items)
+    def put_many(self, items: dict[str, str]) -> None:
+        for k, text in items.items():
+            self._memory[k] = text
         if self.path is not None and items:
             with self._connect() as db:
                 db.executemany("INSERT OR REPLACE INTO translations (key, text) VALUES (?, ?)", list(items.items()))
@@ -136,13 +158,15 @@ class Seq2SeqLM:
     ``batch_size`` counts sequences per forward pass; ``pad_multiple`` is the padding
     quantum that makes scores independent of the batching (1 = pad to exact lengths, less
     padding, batches of equal lengths only); ``encoder_cache_tokens`` bounds the encoder
-    states held at once.
+    states held at once; ``cache_entries`` bounds the in-memory caches of tokenised texts and
+    of translations (least recently used first out).
     """
 
-    def __init__(self, model: str = "facebook/m2m100_418M", *, device: Union[str, torch.device] = "auto",
-                 dtype: Union[str, torch.dtype, None] = "fp32", batch_size: int = 8,
-                 max_length: int = 1024, cache_dir: Optional[Union[str, Path]] = None,
-                 pad_multiple: int = 8, encoder_cache_tokens: int = 65536, quiet: bool = False) -> None:
+    def __init__(self, model: str = "facebook/m2m100_418M", *, device: str | torch.device = "auto",
+                 dtype: str | torch.dtype | None = "fp32", batch_size: int = 8,
+                 max_length: int = 1024, cache_dir: str | Path | None = None,
+                 pad_multiple: int = 8, encoder_cache_tokens: int = 65536, cache_entries: int = 100_000,
+                 quiet: bool = False) -> None:
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
         if batch_size < 1:
@@ -153,7 +177,7 @@ class Seq2SeqLM:
         self.tokenizer = load_pretrained(AutoTokenizer, self.model_name, what="seq2seq tokenizer")
         self.model = load_pretrained(AutoModelForSeq2SeqLM, self.model_name, what="seq2seq model",
                                      device=self.device, dtype=self.dtype)
-        self.languages: Dict[str, int] = dict(getattr(self.tokenizer, "lang_code_to_id", {}) or {})
+        self.languages: dict[str, int] = dict(getattr(self.tokenizer, "lang_code_to_id", {}) or {})
         if not self.languages:
             raise ValueError(f"the tokenizer of {self.model_name!r} has no language codes; an "
                              "M2M-100-compatible checkpoint is needed")
@@ -167,8 +191,8 @@ class Seq2SeqLM:
         self.pad_multiple = int(pad_multiple)
         self.encoder_cache_tokens = int(encoder_cache_tokens)
         self.quiet = quiet
-        self.cache = TranslationCache(cache_dir)
-        self._content: Dict[str, List[int]] = {}
+        self.cache = TranslationCache(cache_dir, max_entries=cache_entries)
+        self._content: LRUCache[str, list[int]] = LRUCache(cache_entries, 64 * 2**20)
         config = self.model.config
         self.eos_id = int(self.tokenizer.eos_token_id)
         self.pad_id = int(self.tokenizer.pad_token_id)
@@ -196,19 +220,16 @@ class Seq2SeqLM:
                              f"choose one of: {', '.join(sorted(self.languages))}")
         return self.languages[lang]
 
-    def sequences(self, texts: Sequence[str], lang: str) -> List[Ids]:
+    def sequences(self, texts: Sequence[str], lang: str) -> list[Ids]:
         """``[__lang__] tokens </s>`` for each text (the same layout serves as encoder input
         and as decoder labels), truncated to ``max_length`` with a warning."""
         lang_id = self.check_language(lang)
-        new = [t for t in dict.fromkeys(texts) if t not in self._content]
-        if new:
-            encoded = self.tokenizer(new, add_special_tokens=False)["input_ids"]
-            self._content.update(zip(new, encoded))
+        contents = self._content.get_many(
+            texts, lambda new: list(self.tokenizer(new, add_special_tokens=False)["input_ids"]))
         room = self.max_length - 2
-        out: List[Ids] = []
+        out: list[Ids] = []
         truncated = 0
-        for text in texts:
-            content = self._content[text]
+        for content in contents:
             if len(content) > room:
                 truncated += 1
                 content = content[:room]
@@ -225,10 +246,10 @@ class Seq2SeqLM:
         return padded_width(length, self.pad_multiple, self.max_length)
 
     def _bucketed(self, items: Sequence, widths: Callable[[Any], Any],
-                  lengths: Optional[Callable[[Any], Any]] = None) -> List[List]:
+                  lengths: Callable[[Any], Any] | None = None) -> list[list]:
         return bucket_by_width(items, widths, self.batch_size, lengths)
 
-    def _pad(self, seqs: Sequence[Sequence[int]], width: int) -> Tuple[torch.Tensor, torch.Tensor]:
+    def _pad(self, seqs: Sequence[Sequence[int]], width: int) -> tuple[torch.Tensor, torch.Tensor]:
         ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
         mask = torch.zeros((len(seqs), width), dtype=torch.long)
         for row, seq in enumerate(seqs):
@@ -236,10 +257,10 @@ class Seq2SeqLM:
             mask[row, :len(seq)] = 1
         return ids.to(self.device), mask.to(self.device)
 
-    def _encode(self, sources: Sequence[Ids]) -> Dict[Ids, torch.Tensor]:
+    def _encode(self, sources: Sequence[Ids]) -> dict[Ids, torch.Tensor]:
         """Encoder states (length x d) of each source, in length-sorted batches."""
         encoder = self.model.get_encoder()
-        states: Dict[Ids, torch.Tensor] = {}
+        states: dict[Ids, torch.Tensor] = {}
         for chunk in self._bucketed(sources, lambda s: self.width(len(s))):
             ids, mask = self._pad(chunk, self.width(len(chunk[0])))
             hidden = encoder(input_ids=ids, attention_mask=mask).last_hidden_state
@@ -247,7 +268,7 @@ class Seq2SeqLM:
                 states[seq] = hidden[row, :len(seq)]
         return states
 
-    def _decode(self, pairs: Sequence[Tuple[Ids, Ids]], states: Dict[Ids, torch.Tensor]) -> List[TokenScores]:
+    def _decode(self, pairs: Sequence[tuple[Ids, Ids]], states: dict[Ids, torch.Tensor]) -> list[TokenScores]:
         """Token log-probabilities and entropies of each pair's target given its source."""
         sources = [states[src] for src, _ in pairs]
         width = self.width(len(pairs[0][0]))
@@ -273,7 +294,7 @@ class Seq2SeqLM:
             start = stop
         return out
 
-    def _token_scores(self, hidden: torch.Tensor, labels: torch.Tensor) -> Tuple[np.ndarray, np.ndarray]:
+    def _token_scores(self, hidden: torch.Tensor, labels: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
         """log P(label) and the entropy (fp32) of the output distribution for each decoder
         state, projected onto the vocabulary in row chunks of about 64M logits (a 128k
         vocabulary holds 512 rows per chunk). Chunks are zero-padded to a multiple of 8 rows
@@ -296,7 +317,7 @@ class Seq2SeqLM:
             entropies.append(-(logp.exp() * logp).sum(-1))
         return torch.cat(logps).cpu().numpy(), torch.cat(entropies).cpu().numpy()
 
-    def score_pairs(self, pairs: Sequence[Tuple[Ids, Ids]], desc: str = "scoring") -> List[TokenScores]:
+    def score_pairs(self, pairs: Sequence[tuple[Ids, Ids]], desc: str = "scoring") -> list[TokenScores]:
         """:class:`TokenScores` of each (source ids, target ids) pair, in order.
 
         Duplicate pairs are scored once; each unique source is encoded once; sources are
@@ -304,7 +325,7 @@ class Seq2SeqLM:
         held by encoder states); decoder batches hold pairs of one (target, source) width.
         """
         unique = list(dict.fromkeys(pairs))
-        by_source: Dict[Ids, List[Tuple[Ids, Ids]]] = {}
+        by_source: dict[Ids, list[tuple[Ids, Ids]]] = {}
         for pair in unique:
             by_source.setdefault(pair[0], []).append(pair)
         plan = []
@@ -314,7 +335,7 @@ class Seq2SeqLM:
                                                lambda p: (len(p[1]), len(p[0])))))
         n_batches = sum(len(chunks) for _, chunks in plan)
         ticks = iter(progress(range(n_batches), total=n_batches, desc=desc, quiet=self.quiet))
-        done: Dict[Tuple[Ids, Ids], TokenScores] = {}
+        done: dict[tuple[Ids, Ids], TokenScores] = {}
         with torch.inference_mode():
             for group, chunks in plan:
                 states = self._encode(group)
@@ -324,8 +345,8 @@ class Seq2SeqLM:
                 del states
         return [done[pair] for pair in pairs]
 
-    def _groups(self, sources: List[Ids]) -> Iterable[List[Ids]]:
-        group: List[Ids] = []
+    def _groups(self, sources: list[Ids]) -> Iterable[list[Ids]]:
+        group: list[Ids] = []
         size = 0
         for seq in sources:
             if group and size + len(seq) > self.encoder_cache_tokens:
@@ -338,7 +359,7 @@ class Seq2SeqLM:
 
     # -- translation -------------------------------------------------------------------
     def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str, *, beam_size: int = 5,
-                  max_new_tokens: Optional[int] = None, desc: str = "translating") -> List[str]:
+                  max_new_tokens: int | None = None, desc: str = "translating") -> list[str]:
         """Translate ``texts`` from ``src_lang`` into ``tgt_lang`` (beam search, the target
         language token forced first). Each unique text is translated once; results are cached
         in memory and on disk. An empty (or whitespace-only) text translates to ``""``.
@@ -360,16 +381,25 @@ class Seq2SeqLM:
                        "decoder_start_token_id": self.decoder_start_id}
             if max_new_tokens is not None:
                 options["max_new_tokens"] = max_new_tokens
+            # full batches, longest first, each padded to its longest text (see the module docstring)
+            order = sorted(range(len(todo)), key=lambda i: len(seqs[i]), reverse=True)
+            chunks = [order[k:k + self.batch_size] for k in range(0, len(order), self.batch_size)]
+            cut = 0
             with torch.inference_mode():
-                chunks = self._bucketed(range(len(todo)), lambda i: self.width(len(seqs[i])),
-                                        lambda i: len(seqs[i]))
                 for chunk in progress(chunks, desc=desc, quiet=self.quiet):
-                    ids, mask = self._pad([seqs[i] for i in chunk], self.width(len(seqs[chunk[0]])))
+                    ids, mask = self._pad([seqs[i] for i in chunk], len(seqs[chunk[0]]))
                     out = self.model.generate(input_ids=ids, attention_mask=mask, **options)
                     made = {}
                     for i, row in zip(chunk, out.tolist()):
+                        cut += self.eos_id not in row[1:]  # row[0] is the decoder start token
                         made[keys[todo[i]]] = self.tokenizer.decode(
                             [tok for tok in row if tok not in self._skip_ids]).strip()
                         result[todo[i]] = made[keys[todo[i]]]
                     self.cache.put_many(made)
+            if cut:
+                limit = (f"max_new_tokens={max_new_tokens}" if max_new_tokens is not None else
+                         f"the model's generation max_length={getattr(self.model.generation_config, 'max_length', '?')}")
+                warnings.warn(f"{cut} of {len(todo)} translations {src_lang}->{tgt_lang} stopped at the generation "
+                              f"limit ({limit}) without </s> and may be cut short; raise max_new_tokens",
+                              stacklevel=2)
         return [result[t] for t in texts]

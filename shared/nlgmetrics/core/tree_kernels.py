@@ -7,52 +7,46 @@ Delta = lambda * prod_j (1 + Delta(child_j(n1), child_j(n2)))
 K counts the subset trees (fragments whose nodes keep all or none of their children) the two
 trees share, each weighted by lambda ** (number of its internal nodes).
 
-Trees are first *compiled* (productions interned to integers, nodes in postorder, an index
-from production to nodes); a compiled tree is reused for every pair it takes part in, and only
-node pairs with equal productions are ever visited.
+Trees are first *compiled* (nodes in postorder, an index from production to nodes); a compiled
+tree is reused for every pair it takes part in, and only node pairs with equal productions are
+ever visited. Productions are kept as tuples of labels inside each compiled tree: there is no
+process-wide table, so memory is held only as long as the compiled trees themselves.
+
+Normalisation (``K(a, b) / sqrt(K(a, a) K(b, b))``) switches to the log domain whenever a
+kernel or the product of the self-kernels overflows a float.
 """
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from .trees import Tree
 
 DEFAULT_LAMBDA = 0.4
-
-_PRODUCTIONS: Dict[Tuple[str, ...], int] = {}
-_LOCK = threading.Lock()
-
-
-def _production_id(production: Tuple[str, ...]) -> int:
-    found = _PRODUCTIONS.get(production)
-    if found is None:
-        with _LOCK:
-            found = _PRODUCTIONS.setdefault(production, len(_PRODUCTIONS))
-    return found
-
+#: a node's label followed by its children's labels
+Production = Tuple[str, ...]
 
 @dataclass(frozen=True)
 class CompiledTree:
     """A tree ready for kernel evaluation: its internal nodes in postorder.
 
     ``children[i]`` holds, per child of node i, the child's index among the internal nodes
-    or -1 for a leaf child; ``by_production`` maps a production id to the nodes that have it.
+    or -1 for a leaf child; ``by_production`` maps a production (label and children's labels)
+    to the nodes that have it.
     """
 
-    productions: Tuple[int, ...]
+    productions: Tuple[Production, ...]
     children: Tuple[Tuple[int, ...], ...]
-    by_production: Dict[int, Tuple[int, ...]]
+    by_production: Dict[Production, Tuple[int, ...]]
 
     def __len__(self) -> int:
         return len(self.productions)
 
 
 def compile_tree(tree: Tree) -> CompiledTree:
-    """Intern the productions of ``tree`` and index its internal nodes (postorder)."""
-    productions: List[int] = []
+    """Index the internal nodes of ``tree`` (postorder) by production."""
+    productions: List[Production] = []
     children: List[Tuple[int, ...]] = []
     index: Dict[int, int] = {}
     stack: List[Tuple[Tree, bool]] = [(tree, False)]
@@ -66,8 +60,8 @@ def compile_tree(tree: Tree) -> CompiledTree:
             continue
         children.append(tuple(index[id(c)] if c.children else -1 for c in node.children))
         index[id(node)] = len(productions)
-        productions.append(_production_id((node.label,) + tuple(c.label for c in node.children)))
-    groups: Dict[int, List[int]] = {}
+        productions.append((node.label,) + tuple(c.label for c in node.children))
+    groups: Dict[Production, List[int]] = {}
     for i, p in enumerate(productions):
         groups.setdefault(p, []).append(i)
     return CompiledTree(tuple(productions), tuple(children), {p: tuple(v) for p, v in groups.items()})
@@ -141,9 +135,13 @@ def normalized_kernel(a, b, lam: float = DEFAULT_LAMBDA, *, self_a: Optional[flo
     if kaa <= 0.0 or kbb <= 0.0:
         return 1.0 if kaa <= 0.0 and kbb <= 0.0 else 0.0
     kab = sst_kernel(a, b, lam)
-    if math.isinf(kaa) or math.isinf(kbb) or math.isinf(kab):  # overflow: redo in logs
-        log_ab = log_sst_kernel(a, b, lam)
+    if kab <= 0.0:
+        return 0.0
+    product = kaa * kbb
+    if math.isinf(kaa) or math.isinf(kbb) or math.isinf(kab) or math.isinf(product):
+        # overflow of a kernel or of the product: exp(log kab - (log kaa + log kbb) / 2)
+        log_ab = log_sst_kernel(a, b, lam) if math.isinf(kab) else math.log(kab)
         log_aa = log_sst_kernel(a, a, lam) if math.isinf(kaa) else math.log(kaa)
         log_bb = log_sst_kernel(b, b, lam) if math.isinf(kbb) else math.log(kbb)
         return min(1.0, math.exp(log_ab - 0.5 * (log_aa + log_bb)))
-    return min(1.0, kab / math.sqrt(kaa * kbb))
+    return min(1.0, kab / math.sqrt(product))

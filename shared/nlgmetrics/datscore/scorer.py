@@ -1,0 +1,221 @@
+"""DATScore's configuration and scorer: the options, the per-segment direction scores
+(translation, then batched conditional log-likelihoods) and the corpus reduction."""
+from __future__ import annotations
+
+# ruff: noqa: UP007, UP045  (core.config reads option types through typing.Optional / typing.Union)
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Optional, Union
+
+import numpy as np
+
+from ..core.base import Inputs, Record, Scorer
+from ..core.config import MetricConfig, option
+from ..core.result import MetricResult, make_signature
+from ..core.seq2seq import TOKEN_WEIGHTINGS, Seq2SeqLM
+from .directions import (
+    ALL_DIRECTIONS,
+    DIRECTION_SETS,
+    DIRECTION_WEIGHTINGS,
+    MIN_SEGMENTS_FOR_OVR,
+    augmentation_languages,
+    check_directions,
+    check_fixed_weights,
+    direction_weights,
+)
+
+DEFAULT_MODEL = "facebook/m2m100_418M"
+
+
+@dataclass(frozen=True)
+class DATScoreConfig(MetricConfig):
+    """DATScore's options (see :mod:`nlgmetrics.datscore`)."""
+
+    model: str = option(DEFAULT_MODEL, "M2M-100-compatible checkpoint: hub id or local directory", short="model")
+    source_lang: Optional[str] = option(None, "M2M-100 code of the sources' language (needed with sources)",
+                                        short="src", signature="always")
+    target_lang: str = option("en", "M2M-100 code of the hypotheses and references", short="tgt",
+                              signature="always")
+    trans1_lang: Optional[str] = option(None, "language of Trans1, the translated source (None: the paper's rule)",
+                                        short="t1")
+    trans2_lang: Optional[str] = option(None, "language of Trans2, the translated reference (None: the paper's rule)",
+                                        short="t2")
+    directions: Union[str, tuple[str, ...]] = option(
+        "auto", "auto (8 with sources, 4 without), all, reference, bartscore, or a list of direction names",
+        short="dirset")
+    exclude_directions: tuple[str, ...] = option((), "directions left out (ablation)", short="excl")
+    token_weights: Optional[str] = option(
+        None, "token weights: entropy or uniform (None: entropy; uniform with directions=bartscore)",
+        choices=TOKEN_WEIGHTINGS, short="tokw")
+    direction_weights: Union[str, Mapping[str, float], None] = option(
+        None, "one-vs-rest, uniform, or a mapping direction -> weight (None: one-vs-rest; uniform with "
+        "directions=bartscore)", short="dirw")
+    ovr_min_segments: int = option(
+        MIN_SEGMENTS_FOR_OVR, "fewest segments for one-vs-rest weights; below it uniform weights, a note and a "
+        "warning", low=3, short="ovrmin")
+    beam_size: int = option(5, "beam size of the augmented translations", low=1, high=64, short="beam",
+                            signature="always")
+    max_new_tokens: Optional[int] = option(
+        None, "cap on the length of an augmented translation (None: the model's generation config, M2M-100: "
+        "200 tokens); a translation that reaches it warns", low=1, short="maxnew", signature="always")
+    max_length: int = option(1024, "token cap per text (longer texts are truncated with a warning)", low=3,
+                             short="maxlen", signature="always")
+    batch_size: int = option(8, "sequences per forward pass (scores do not depend on it)", low=1,
+                             signature="never")
+    device: str = option("auto", "auto, cpu, cuda, cuda:N or mps", signature="never")
+    dtype: str = option("fp32", "weights and activations: fp32, bf16 or fp16 (fp16 on GPU only)",
+                        choices=("fp32", "bf16", "fp16"), short="dtype")
+    cache_dir: Optional[str] = option(None, "directory of an sqlite cache of the translations", signature="never")
+    return_translations: bool = option(False, "put the augmented translations in the details", signature="never")
+    profile: str = option("paper", "paper: the only profile (it needs an M2M-100 checkpoint)", choices=("paper",),
+                          short="profile", signature="always")
+
+    def check(self) -> None:
+        if isinstance(self.exclude_directions, str):
+            object.__setattr__(self, "exclude_directions", (self.exclude_directions,))
+        check_directions(self.directions, self.exclude_directions)
+        weights = self.direction_weights
+        if isinstance(weights, str):
+            if weights not in DIRECTION_WEIGHTINGS:
+                raise ValueError(f"direction_weights must be one of {DIRECTION_WEIGHTINGS} or a mapping "
+                                 f"direction -> weight, got {weights!r}")
+        elif weights is not None:
+            if not isinstance(weights, Mapping):
+                raise ValueError(  # noqa: TRY004 (option errors are ValueErrors throughout)
+                    f"direction_weights must be a string or a mapping, got {type(weights).__name__}")
+            object.__setattr__(self, "direction_weights", check_fixed_weights(weights))
+
+
+class DATScore(Scorer):
+    """DATScore with an M2M-100-compatible backbone (hub id or local directory); the options
+    are :class:`DATScoreConfig`'s."""
+
+    name: ClassVar[str] = "datscore"
+    Config = DATScoreConfig
+    references_mode: ClassVar[str] = "required"
+    sources_mode: ClassVar[str] = "optional"
+    config: DATScoreConfig
+
+    def setup(self) -> None:
+        c = self.config
+        bartscore = c.directions == "bartscore"
+        self.token_weights: str = c.token_weights or ("uniform" if bartscore else "entropy")
+        self.direction_weights: Union[str, Mapping[str, float]] = (
+            c.direction_weights if c.direction_weights is not None else ("uniform" if bartscore else "one-vs-rest"))
+        self.directions = check_directions(c.directions, c.exclude_directions)
+        self.excluded = tuple(str(d).lower() for d in c.exclude_directions)
+        self.lm = Seq2SeqLM(c.model, device=c.device, dtype=c.dtype, batch_size=c.batch_size,
+                            max_length=c.max_length, cache_dir=c.cache_dir, quiet=self.quiet)
+        self.source_lang, self.target_lang = c.source_lang, c.target_lang
+        default_a, default_b = augmentation_languages(c.source_lang, c.target_lang)
+        self.trans1_lang: str = c.trans1_lang or default_a
+        self.trans2_lang: str = c.trans2_lang or default_b
+        for lang in (c.source_lang, c.target_lang, self.trans1_lang, self.trans2_lang):
+            if lang is not None:
+                self.lm.check_language(lang)
+
+    def resolved(self) -> dict[str, Any]:
+        dirw = self.direction_weights
+        return {"model": self.lm.describe(), "dirs": "auto" if self.directions == "auto" else len(self.directions),
+                "tokw": self.token_weights,
+                "dirw": "fixed" if not isinstance(dirw, str) else {"one-vs-rest": "ovr"}.get(dirw, dirw),
+                "aug": f"{self.trans1_lang},{self.trans2_lang}", "maxlen": self.lm.max_length}
+
+    def _active_directions(self, with_sources: bool) -> tuple[str, ...]:
+        """The directions scored for inputs with or without sources."""
+        if self.directions == "auto":
+            base = DIRECTION_SETS["all" if with_sources else "reference"]
+            names = tuple(d for d in base if d not in self.excluded)
+        else:
+            names = tuple(self.directions)
+        if not names:
+            raise ValueError("no direction left to score")
+        return names
+
+    # -- segment scoring ---------------------------------------------------------------
+    def score_segments(self, inputs: Inputs) -> list[Record]:
+        names = self._active_directions(inputs.sources is not None)
+        roles = {role for name in names for role in name.split("->")}
+        if roles & {"src", "trans1"}:
+            if inputs.sources is None:
+                raise ValueError(f"directions {[n for n in names if 'src' in n or 'trans1' in n]} need sources; "
+                                 "pass sources=... or use directions='reference'")
+            if self.source_lang is None:
+                raise ValueError("source_lang is required to score with sources (the M2M-100 code of the "
+                                 "sources' language, e.g. source_lang='de')")
+        lm, t, c = self.lm, self.target_lang, self.config
+        refs: list[str] = list(inputs.references or [])
+        texts: dict[str, tuple[list[str], str]] = {"hypo": (inputs.predictions, t), "ref": (refs, t)}
+        sources: list[str] = list(inputs.sources or [])
+        if "src" in roles:
+            texts["src"] = (sources, str(self.source_lang))
+        if "trans1" in roles:
+            texts["trans1"] = (lm.translate(sources, str(self.source_lang), self.trans1_lang, beam_size=c.beam_size,
+                                            max_new_tokens=c.max_new_tokens, desc="translating sources"),
+                               self.trans1_lang)
+        if "trans2" in roles:
+            texts["trans2"] = (lm.translate(refs, t, self.trans2_lang, beam_size=c.beam_size,
+                                            max_new_tokens=c.max_new_tokens, desc="translating references"),
+                               self.trans2_lang)
+        seqs = {role: lm.sequences(values, lang) for role, (values, lang) in texts.items()}
+        n = len(inputs)
+        pairs = [(seqs[x][i], seqs[y][i]) for name in names for x, y in [name.split("->")] for i in range(n)]
+        token_scores = lm.score_pairs(pairs, desc="scoring directions")
+        records: list[Record] = []
+        for i, seg_id in enumerate(inputs.ids):
+            scores = {name: token_scores[k * n + i].mean(self.token_weights) for k, name in enumerate(names)}
+            bad = [name for name, v in scores.items() if not math.isfinite(v)]
+            if bad:
+                raise ValueError(
+                    f"DATScore: non-finite log-probabilities for segment {seg_id} ({', '.join(bad)}) with the model "
+                    f"in {self.lm.describe().rsplit('/', 1)[-1]}: its activations overflowed that dtype's range; "
+                    "score with dtype='fp32'")
+            record: Record = {"id": seg_id, "directions": scores}
+            if c.return_translations:
+                record["translations"] = {role: texts[role][0][i] for role in ("trans1", "trans2") if role in texts}
+            records.append(record)
+        return records
+
+    # -- corpus reduction --------------------------------------------------------------
+    def weights_for(self, matrix: np.ndarray, names: Sequence[str]) -> tuple[np.ndarray, dict[str, Any]]:
+        """Direction weights for a segments x directions matrix under this scorer's option."""
+        return direction_weights(matrix, names, self.direction_weights, self.config.ovr_min_segments)
+
+    def reduce_records(self, records: list[Record]) -> MetricResult:
+        if not records:
+            raise ValueError("no records to reduce")
+        names = list(records[0]["directions"])
+        for r in records:
+            if list(r["directions"]) != names:
+                raise ValueError(f"segment {r['id']} was scored on directions {list(r['directions'])}, "
+                                 f"segment {records[0]['id']} on {names}; records must come from one configuration")
+        matrix = np.array([[r["directions"][d] for d in names] for r in records], dtype=float)
+        weights, info = self.weights_for(matrix, names)
+        scores = (matrix @ weights).tolist()
+        details = [{k: v for k, v in r.items() if k != "id"} for r in records]
+        corpus: dict[str, Any] = {
+            "directions": names,
+            "direction_weights": dict(zip(names, weights.tolist())),
+            **info,
+            "direction_means": dict(zip(names, matrix.mean(axis=0).tolist())),
+            "token_weights": self.token_weights,
+            "languages": self._languages(names),
+        }
+        return MetricResult(self.name, scores, float(np.mean(scores)), self._signature(len(names)), details, corpus)
+
+    def _languages(self, names: Sequence[str]) -> dict[str, str]:
+        roles = {role for name in names for role in name.split("->")}
+        langs = {"src": self.source_lang, "hypo": self.target_lang, "ref": self.target_lang,
+                 "trans1": self.trans1_lang, "trans2": self.trans2_lang}
+        return {role: str(langs[role]) for role in ("src", "ref", "hypo", "trans1", "trans2") if role in roles}
+
+    def _signature(self, n_dirs: int) -> str:
+        """The generated signature with the number of directions actually scored (``auto``
+        resolves per call: 8 with sources, 4 without)."""
+        from .. import __version__
+
+        return make_signature(self.name, __version__, **self.config.signature_fields({**self.resolved(), "dirs": n_dirs}))
+
+
+__all__ = ["ALL_DIRECTIONS", "DEFAULT_MODEL", "DATScore", "DATScoreConfig"]

@@ -1,0 +1,32 @@
+"""DiscoTK (Joty et al., WMT 2014): compare the RST discourse tree of a hypothesis with that of
+its reference by subset-tree kernels over five tree representations, then combine.
+
+- **light**: the five normalised kernel scores (``dr-nolex``, ``dr-lex1``, ``dr-lex2``,
+  ``dr-lex1.1``, ``dr-lex1.2``), each normalised per test set by Asiya's rule, averaged.
+- **party**: light's five plus the members of Asiya's ULC that have a resource here (TER,
+  METEOR with WordNet synonyms, head-word-chain matching over categories and relations,
+  dependency overlap), combined uniformly (per-test-set normalised) or with weights learned
+  by pairwise logistic regression on human better/worse pairs (segment score
+  ``sigmoid(w . f + b)`` on the raw features).
+
+Per-segment records carry the raw features, so per-test-set normalisation (corpus level)
+happens in the reduction and sharded records reduce to the same result. Discourse trees come
+from :class:`~nlgmetrics.discourse.HeuristicRSTParser` (an offline approximation of an RST
+parser) or from the inputs themselves when they are RST trees (see :mod:`nlgmetrics.discourse`).
+
+Files: :mod:`.config` (the options), :mod:`.combine` (normalisation, learned weights),
+:mod:`.members` (party's non-discourse members), :mod:`.scorer` (the scorer).
+"""
+from __future__ import annotations
+
+from ..discourse import REPRESENTATIONS
+from .combine import WEIGHTS_FILE, PairwiseModel, asiya_normalize, fit_pairwise, shipped_model
+from .config import INPUT_FORMATS, NORMALIZATIONS, VARIANTS, DiscoTKConfig
+from .members import (ABSENT_MEMBERS, PARTY_MEMBERS, DependencyItems, dependency_overlap, hwcm,
+                      meteor_similarity, ter_similarity)
+from .scorer import Analysis, DiscoTK, feature_names
+
+__all__ = ["ABSENT_MEMBERS", "INPUT_FORMATS", "NORMALIZATIONS", "PARTY_MEMBERS", "REPRESENTATIONS", "VARIANTS",
+           "WEIGHTS_FILE", "Analysis", "DependencyItems", "DiscoTK", "DiscoTKConfig", "PairwiseModel",
+           "asiya_normalize", "dependency_overlap", "feature_names", "fit_pairwise", "hwcm", "meteor_similarity",
+           "shipped_model", "ter_similarity"]

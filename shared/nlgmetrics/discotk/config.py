@@ -1,0 +1,62 @@
+"""DiscoTK's configuration: every option, its type, default, range and documentation."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Real
+from typing import Mapping, Optional, Union
+
+from ..core.config import MetricConfig, option
+from ..core.tree_kernels import DEFAULT_LAMBDA
+from ..discourse import LEXICAL_LAYERS
+
+VARIANTS = ("light", "party")
+NORMALIZATIONS = ("per-test-set", "none")
+INPUT_FORMATS = ("auto", "text", "rst")
+NAMED_WEIGHTS = ("uniform", "tuned")
+
+
+@dataclass(frozen=True)
+class DiscoTKConfig(MetricConfig):
+    """Options of :class:`~nlgmetrics.discotk.DiscoTK`."""
+
+    variant: str = option("party", "light: the five discourse kernels; party: the kernels plus the ULC members",
+                          choices=VARIANTS, short="variant", signature="always")
+    weights: Optional[Union[str, Mapping[str, float]]] = option(
+        None, "combination: None (uniform for light, shipped tuned weights for party), 'uniform', 'tuned', "
+              "a weights JSON path, or a mapping {feature: weight, 'bias': b} of finite numbers",
+        short="weights")
+    decay: float = option(DEFAULT_LAMBDA, "the subset-tree kernel's decay lambda", low=0.0, high=1.0,
+                          low_open=True, short="lambda", signature="always")
+    normalization: str = option("per-test-set", "uniform combinations: Asiya's per-test-set s/max rule, or none",
+                                choices=NORMALIZATIONS, short="norm")
+    lexical_layer: str = option("flat", "words under an EDU: flat (the paper's) or a right-branching chain",
+                                choices=LEXICAL_LAYERS, short="lex", signature="always")
+    input_format: str = option("auto", "auto (bracketed RST or .dis trees when the text is one), text "
+                               "(always parse) or rst (always read trees)", choices=INPUT_FORMATS, short="input")
+    linguistic_backend: str = option("auto", "dependency parser behind the discourse parser and party's members",
+                                     choices=("auto", "spacy", "stanza"), short="linguistic")
+    spacy_model: Optional[str] = option(None, "spaCy pipeline name (None: the installed English default)",
+                                        short="spacy")
+    max_words: int = option(1000, "plain texts longer than this are cut to their first max_words words, "
+                            "with a warning", low=1, short="maxw")
+    cache_size: int = option(100_000, "analyses of unique texts kept (least recently used evicted)", low=1,
+                             signature="never")
+
+    def check(self) -> None:
+        w = self.weights
+        if w is None:
+            return
+        if isinstance(w, str):
+            if not w.strip():
+                raise ValueError("weights must be 'uniform', 'tuned', a path, or a mapping; got an empty string")
+            return
+        if not isinstance(w, Mapping):
+            raise ValueError(f"weights must be None, 'uniform', 'tuned', a path or a mapping, got {w!r}")
+        if "features" in w:  # the weights-file form {"features": [...], "weights": [...], "bias": b}
+            values: list = list(w.get("weights", [])) + [w.get("bias", 0.0)]  # type: ignore[arg-type]
+        else:
+            values = list(w.values())
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(float(v)):
+                raise ValueError(f"weights must map features to finite numbers, got {v!r}")

@@ -1,0 +1,239 @@
+"""The DiscoTK scorer: analyses of unique texts (discourse tree, compiled representations,
+self-kernels, dependency items) in a bounded LRU cache, per-pair raw features in the records,
+and the corpus combination (per-test-set normalisation or learned weights) in the reduction."""
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
+
+import numpy as np
+
+from ..core.base import Inputs, Record, Scorer
+from ..core.cache import LRUCache
+from ..core.progress import progress
+from ..core.result import MetricResult
+from ..core.tree_kernels import CompiledTree, compile_tree, normalized_kernel, sst_kernel
+from ..discourse import REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, from_rst, looks_like_rst, representations
+from .combine import PairwiseModel, asiya_normalize, fit_pairwise, shipped_model, sigmoid, weights_key
+from .config import DiscoTKConfig
+from .members import PARTY_MEMBERS, DependencyItems, dependency_overlap, hwcm, meteor_similarity, ter_similarity
+
+#: below this many segments, per-test-set normalisation is flagged as unreliable
+TINY_CORPUS = 5
+
+
+def feature_names(variant: str) -> Tuple[str, ...]:
+    """The features a variant combines, in order."""
+    if variant not in ("light", "party"):
+        raise ValueError(f"unknown DiscoTK variant {variant!r}; choose one of light, party")
+    return REPRESENTATIONS + (PARTY_MEMBERS if variant == "party" else ())
+
+
+@dataclass
+class Analysis:
+    """Everything about one unique text that the scorer reuses across pairs."""
+
+    tree: Optional[DiscourseTree]
+    plain: str
+    compiled: Dict[str, CompiledTree]
+    self_kernels: Dict[str, float]
+    deps: Optional[DependencyItems] = None
+
+
+class DiscoTK(Scorer):
+    """DiscoTK-light / DiscoTK-party (see :mod:`nlgmetrics.discotk` and the metric card).
+
+    Options: :class:`~nlgmetrics.discotk.config.DiscoTKConfig`. :meth:`fit` learns weights
+    from human pairs; :meth:`features` gives the raw feature matrix."""
+
+    name: ClassVar[str] = "discotk"
+    Config: ClassVar[Type[DiscoTKConfig]] = DiscoTKConfig
+    references_mode: ClassVar[str] = "required"
+    sources_mode: ClassVar[str] = "none"
+    multi_reference: ClassVar[bool] = False
+    config: DiscoTKConfig
+
+    def setup(self) -> None:
+        cfg = self.config
+        self.variant = cfg.variant
+        self.features_used = feature_names(cfg.variant)
+        self.parser = HeuristicRSTParser(cfg.linguistic_backend, cfg.spacy_model)
+        self._cache: LRUCache[str, Analysis] = LRUCache(max_entries=cfg.cache_size, max_bytes=512 * 2**20)
+        self.weights_name, self.model = self._resolve_weights()
+
+    # -- weights ---------------------------------------------------------------------------
+    def _resolve_weights(self) -> Tuple[str, Optional[PairwiseModel]]:
+        cfg = self.config
+        weights = cfg.weights
+        if weights is None:
+            weights = "uniform" if cfg.variant == "light" else "tuned"
+        if weights == "uniform":
+            return "uniform", None
+        if weights == "tuned":
+            return "tuned", self._checked(shipped_model(cfg.variant, cfg.lexical_layer))
+        if isinstance(weights, str):
+            path = Path(weights)
+            if not path.is_file():
+                raise ValueError(f"weights must be 'uniform', 'tuned', a weights JSON file or a mapping; "
+                                 f"{weights!r} is not a file")
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+                raise ValueError(f"weights file {weights}: {err}") from None
+            entry = data.get(weights_key(cfg.variant, cfg.lexical_layer), data) if isinstance(data, dict) else data
+            if not isinstance(entry, dict):
+                raise ValueError(f"weights file {weights}: expected a JSON object")
+            return f"file:{path.name}", self._checked(PairwiseModel.from_dict(entry))
+        return "custom", self._checked(PairwiseModel.from_dict(weights))
+
+    def _checked(self, model: PairwiseModel) -> PairwiseModel:
+        unknown = set(model.features) - set(self.features_used)
+        if unknown:
+            raise ValueError(f"weights name features {sorted(unknown)} that DiscoTK-{self.variant} "
+                             f"does not compute ({', '.join(self.features_used)})")
+        named = dict(zip(model.features, model.weights))
+        return PairwiseModel(self.features_used, tuple(named.get(f, 0.0) for f in self.features_used),
+                             model.bias, model.meta)
+
+    # -- analysis of unique texts --------------------------------------------------------
+    def _is_rst(self, text: str) -> bool:
+        fmt = self.config.input_format
+        return fmt == "rst" or (fmt == "auto" and looks_like_rst(text))
+
+    def _truncated(self, text: str) -> str:
+        words = text.split()
+        limit = self.config.max_words
+        if len(words) <= limit:
+            return text
+        warnings.warn(f"DiscoTK: a text of {len(words)} words is truncated to its first {limit} "
+                      "(max_words) for parsing and scoring", stacklevel=3)
+        return " ".join(words[:limit])
+
+    def _analyze_new(self, texts: List[str]) -> List[Analysis]:
+        trees: Dict[str, Optional[DiscourseTree]] = {}
+        plain: Dict[str, str] = {}
+        for t in texts:
+            if self._is_rst(t):
+                trees[t] = from_rst(t)
+                plain[t] = trees[t].plain_text() if trees[t] is not None else ""  # type: ignore[union-attr]
+            else:
+                plain[t] = self._truncated(t)
+        need_parse = [t for t in texts if t not in trees or self.variant == "party"]
+        parses = dict(zip(need_parse, self.parser.analyzer.analyze([plain[t] for t in need_parse])))
+        out = []
+        for t in texts:
+            tree = trees[t] if t in trees else self.parser.from_parsed(parses[t])
+            compiled = {name: compile_tree(rep)
+                        for name, rep in representations(tree, self.config.lexical_layer).items()}
+            selfk = {name: sst_kernel(c, c, self.config.decay) for name, c in compiled.items()}
+            deps = DependencyItems.from_parsed(parses[t]) if self.variant == "party" else None
+            out.append(Analysis(tree, plain[t], compiled, selfk, deps))
+        return out
+
+    def analyze(self, texts: Sequence[str]) -> List[Analysis]:
+        """Discourse tree, compiled representations, self-kernels (and dependency items for
+        party) of each text, computed once per unique text and kept in a bounded LRU cache.
+        The values come from this call, so an eviction in between cannot lose one."""
+        return self._cache.get_many(list(texts), self._analyze_new)
+
+    def clear_cache(self) -> None:
+        """Forget the analyses of texts seen so far (the dependency parses stay cached in the
+        shared analyzer)."""
+        self._cache.clear()
+
+    def pair_features(self, hyp: Analysis, ref: Analysis) -> Dict[str, float]:
+        """Raw features of one (hypothesis, reference) pair."""
+        lam = self.config.decay
+        out = {name: normalized_kernel(hyp.compiled[name], ref.compiled[name], lam,
+                                       self_a=hyp.self_kernels[name], self_b=ref.self_kernels[name])
+               for name in REPRESENTATIONS}
+        if self.variant == "party":
+            assert hyp.deps is not None and ref.deps is not None
+            out["ter"] = ter_similarity(hyp.plain, ref.plain)
+            out["meteor"] = meteor_similarity(hyp.plain, ref.plain)
+            out["dp-hwcm_c-4"] = hwcm(hyp.deps.chains_c, ref.deps.chains_c)
+            out["dp-hwcm_r-4"] = hwcm(hyp.deps.chains_r, ref.deps.chains_r)
+            out["dp-or"] = dependency_overlap(hyp.deps.by_relation, ref.deps.by_relation)
+        return out
+
+    # -- Scorer hooks ----------------------------------------------------------------------
+    def score_segments(self, inputs: Inputs) -> List[Record]:
+        refs = inputs.references or []
+        analyses = self.analyze(list(inputs.predictions) + list(refs))
+        n = len(inputs)
+        return [{"id": inputs.ids[k], "features": self.pair_features(analyses[k], analyses[n + k])}
+                for k in progress(range(n), total=n, desc="discotk", quiet=self.quiet)]
+
+    def reduce_records(self, records: List[Record]) -> MetricResult:
+        n, names = len(records), self.features_used
+        matrix = np.array([[float(r["features"][f]) for f in names] for r in records], dtype=float)
+        matrix = matrix.reshape(n, len(names))
+        corpus: Dict[str, Any] = {"variant": self.variant, "weights": self.weights_name, "features": list(names)}
+        details: List[Dict[str, Any]] = [{"features": dict(r["features"])} for r in records]
+        if self.model is None:
+            if self.config.normalization == "per-test-set" and n:
+                matrix = np.column_stack([asiya_normalize(col) for col in matrix.T])
+                for d, row in zip(details, matrix):
+                    d["normalized"] = dict(zip(names, row.tolist()))
+                if n < TINY_CORPUS:
+                    note = (f"per-test-set normalisation over {n} segment{'s' if n > 1 else ''}: each feature is "
+                            "divided by its maximum in this call, so " +
+                            ("every non-zero feature becomes 1.0" if n == 1 else "scores depend on the few others") +
+                            "; score a whole test set in one call, or use weights='tuned' or normalization='none'")
+                    corpus["note"] = note
+                    for d in details:
+                        d["note"] = note
+                    warnings.warn(f"DiscoTK: {note}", stacklevel=4)
+            scores = matrix.mean(axis=1) if n else np.zeros(0)
+        else:
+            raw = self.model.raw(matrix)
+            scores = sigmoid(raw)
+            for d, z in zip(details, raw.tolist()):
+                d["raw"] = z
+            corpus["weights_by_feature"] = dict(zip(self.model.features, self.model.weights))
+            corpus["system_raw"] = float(raw.mean()) if n else float("nan")
+        score = float(scores.mean()) if n else float("nan")
+        return MetricResult(self.name, [float(s) for s in scores], score, self.signature, details, corpus)
+
+    def resolved(self) -> Dict[str, Any]:
+        cfg = self.config
+        out: Dict[str, Any] = {}
+        if cfg.weights is None or isinstance(cfg.weights, str) or self.weights_name == "fitted":
+            out["weights"] = self.weights_name
+        if self.model is None:
+            out["norm"] = cfg.normalization
+        out["parser"] = "heuristic" if cfg.input_format != "rst" else "external-rst"
+        out["linguistic"] = self.parser.analyzer.backend
+        return out
+
+    # -- features and tuning -----------------------------------------------------------
+    def features(self, predictions: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        """Raw feature matrix (segments x ``features_used``) of hypothesis/reference pairs."""
+        records = self.score_segments(self.validate(predictions, references))
+        return np.array([[r["features"][f] for f in self.features_used] for r in records],
+                        dtype=float).reshape(len(records), len(self.features_used))
+
+    def fit(self, pairs: Sequence[Sequence[Any]], *, c: float = 1.0, use: bool = True) -> PairwiseModel:
+        """Learn combination weights by pairwise logistic regression on human judgements.
+
+        ``pairs`` holds either ``(features_better, features_worse)`` vectors (in the order of
+        ``features_used``) or ``(hyp_better, hyp_worse, reference)`` text triples. With
+        ``use`` the scorer scores with the learned weights afterwards (signature ``weights:fitted``)."""
+        pairs = list(pairs)
+        if not pairs:
+            raise ValueError("fit needs at least one pair")
+        if isinstance(pairs[0][0], str):
+            if any(len(p) != 3 for p in pairs):
+                raise ValueError("text pairs must be (hyp_better, hyp_worse, reference) triples")
+            better = self.features([p[0] for p in pairs], [p[2] for p in pairs])
+            worse = self.features([p[1] for p in pairs], [p[2] for p in pairs])
+        else:
+            better = np.array([p[0] for p in pairs], dtype=float)
+            worse = np.array([p[1] for p in pairs], dtype=float)
+        model = fit_pairwise(better, worse, self.features_used, c=c)
+        if use:
+            self.weights_name, self.model = "fitted", model
+        return model

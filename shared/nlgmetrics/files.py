@@ -1,0 +1,308 @@
+"""Reading the user's input files (plain or gzipped lines, JSON lines, CSV/TSV tables) and
+writing CSV that spreadsheets cannot execute. Used by the command line and the Spaces.
+
+Every problem is an :class:`InputFileError` (a ``ValueError``) whose message names the file
+and, for a row, the line: ``hyp.txt: no such file``, ``data.jsonl, line 2: not valid JSON``,
+``data.csv, line 3: missing key 'references'``. Nothing else escapes from here.
+
+Lines: UTF-8, one item per ``\\n``-terminated line (a final line without ``\\n`` counts; a
+``\\r`` before the ``\\n`` is dropped, a stray ``\\r`` inside a line stays); a leading byte
+order mark is stripped; an empty file holds no line, a file of one empty line holds one empty
+item. Gzip is recognised by its magic bytes (the ``.gz`` suffix is not needed, and a ``.gz``
+file that is not gzip is an error).
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import gzip
+import io
+import json
+import math
+import os
+import zlib
+from pathlib import Path
+from typing import (
+    IO,
+    Any,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
+
+PathLike = Union[str, "os.PathLike[str]"]
+Row = Tuple[int, Dict[str, Any]]  # (line number, row)
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+class InputFileError(ValueError):
+    """A problem with an input file; the message names the file (and the line)."""
+
+
+def _name(path: PathLike, label: Optional[str]) -> str:
+    return label if label is not None else str(path)
+
+
+@contextlib.contextmanager
+def open_binary(path: PathLike, label: Optional[str] = None) -> Iterator[IO[bytes]]:
+    """The file's bytes, decompressed when it is gzip; clear errors for a missing file, a
+    directory, a file that cannot be read or a damaged gzip stream."""
+    name = _name(path, label)
+    p = Path(path)
+    if not p.exists():
+        raise InputFileError(f"{name}: no such file")
+    if p.is_dir():
+        raise InputFileError(f"{name}: is a directory, not a file")
+    try:
+        raw = open(p, "rb")  # noqa: SIM115 - closed by the with below, after the error mapping
+    except OSError as err:
+        raise InputFileError(f"{name}: cannot open ({err.strerror or err})") from None
+    with raw:
+        is_gzip = raw.read(2) == _GZIP_MAGIC
+        raw.seek(0)
+        if not is_gzip and p.suffix.lower() == ".gz" and p.stat().st_size > 0:
+            raise InputFileError(f"{name}: not a gzip file (its name ends in .gz)")
+        if not is_gzip:
+            yield raw
+            return
+        try:
+            with gzip.GzipFile(fileobj=raw, mode="rb") as fh:
+                yield io.BufferedReader(_GzipErrors(fh, name))
+        except (OSError, EOFError, zlib.error) as err:  # the header itself is bad
+            raise InputFileError(f"{name}: not a valid gzip file ({err})") from None
+
+
+class _GzipErrors(io.RawIOBase):
+    """Reads a gzip stream, turning a damaged or truncated stream into InputFileError."""
+
+    def __init__(self, fh: gzip.GzipFile, name: str) -> None:
+        super().__init__()
+        self._fh, self._name = fh, name
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            data = self._fh.read(len(buffer))
+        except (OSError, EOFError, zlib.error) as err:
+            raise InputFileError(f"{self._name}: not a valid gzip file or truncated ({err})") from None
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _decode(raw: bytes, name: str, lineno: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputFileError(f"{name}, line {lineno}: not valid UTF-8 (byte {err.start + 1} of the line is "
+                             f"{raw[err.start:err.start + 1]!r}); save the file as UTF-8") from None
+
+
+def iter_lines(path: PathLike, label: Optional[str] = None) -> Iterator[str]:
+    """The file's lines one at a time (constant memory), decoded and checked as UTF-8."""
+    name = _name(path, label)
+    with open_binary(path, label) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM):]
+            if raw.endswith(b"\n"):
+                raw = raw[:-1]
+                if raw.endswith(b"\r"):
+                    raw = raw[:-1]
+            yield _decode(raw, name, lineno)
+
+
+def read_lines(path: PathLike, label: Optional[str] = None) -> List[str]:
+    """All lines of a text file (see the module's rules)."""
+    return list(iter_lines(path, label))
+
+
+def count_lines(path: PathLike, label: Optional[str] = None) -> int:
+    """How many items :func:`iter_lines` yields, without decoding or keeping them."""
+    count = 0
+    with open_binary(path, label) as fh:
+        for _ in fh:
+            count += 1
+    return count
+
+
+# -- tables -------------------------------------------------------------------------------------
+def table_format(path: PathLike) -> str:
+    """``jsonl``, ``json``, ``csv`` or ``tsv`` from the file name (a ``.gz`` suffix is skipped)."""
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    last = suffixes[-1] if suffixes else ""
+    formats = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv"}
+    if last not in formats:
+        raise InputFileError(f"{path}: cannot tell the format; use a .jsonl, .json, .csv or .tsv file (.gz ok)")
+    return formats[last]
+
+
+def iter_jsonl(path: PathLike, label: Optional[str] = None) -> Iterator[Row]:
+    """``(line number, object)`` per non-blank line of a JSON-lines file."""
+    name = _name(path, label)
+    for lineno, line in enumerate(iter_lines(path, label), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputFileError(f"{name}, line {lineno}: not valid JSON ({err.msg}, column {err.colno})") from None
+        if not isinstance(row, dict):
+            raise InputFileError(f"{name}, line {lineno}: expected a JSON object {{...}}, got {type(row).__name__}")
+        yield lineno, row
+
+
+def _read_json_list(path: PathLike, label: Optional[str]) -> List[Row]:
+    name = _name(path, label)
+    text = "\n".join(iter_lines(path, label))
+    try:
+        rows = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputFileError(f"{name}, line {err.lineno}: not valid JSON ({err.msg})") from None
+    if not isinstance(rows, list):
+        raise InputFileError(f"{name}: a .json file must hold a list of objects [{{...}}, ...]")
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise InputFileError(f"{name}, item {i + 1}: expected a JSON object {{...}}, got {type(row).__name__}")
+    return [(i + 1, row) for i, row in enumerate(rows)]
+
+
+def iter_csv(path: PathLike, delimiter: str = ",", label: Optional[str] = None) -> Iterator[Row]:
+    """``(line number, {column: text})`` per row of a CSV/TSV file with a header line.
+    A row with more cells than the header is an error; missing cells are empty strings."""
+    name = _name(path, label)
+    reader = csv.reader((line + "\n" for line in iter_lines(path, label)), delimiter=delimiter)
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise InputFileError(f"{name}: the file is empty (a header line naming the columns is needed)")
+        header = [h.strip() for h in header]
+        dupes = sorted({h for h in header if header.count(h) > 1})
+        if dupes:
+            raise InputFileError(f"{name}, line 1: column(s) {', '.join(map(repr, dupes))} appear more than once")
+        for cells in reader:
+            lineno = reader.line_num
+            if not cells or (len(cells) == 1 and not cells[0].strip() and len(header) > 1):
+                continue
+            if len(cells) > len(header):
+                raise InputFileError(f"{name}, line {lineno}: {len(cells)} cells but the header has {len(header)}")
+            yield lineno, {h: (cells[i] if i < len(cells) else "") for i, h in enumerate(header)}
+    except csv.Error as err:
+        raise InputFileError(f"{name}, line {reader.line_num}: not valid CSV ({err})") from None
+
+
+def iter_rows(path: PathLike, fmt: Optional[str] = None, label: Optional[str] = None) -> Iterator[Row]:
+    """Rows of a table file in any supported format (``fmt`` defaults to the file name's)."""
+    fmt = fmt or table_format(label or path)
+    if fmt == "jsonl":
+        return iter_jsonl(path, label)
+    if fmt == "json":
+        return iter(_read_json_list(path, label))
+    if fmt in ("csv", "tsv"):
+        return iter_csv(path, "\t" if fmt == "tsv" else ",", label)
+    raise InputFileError(f"{_name(path, label)}: unknown table format {fmt!r}")
+
+
+def read_rows(path: PathLike, fmt: Optional[str] = None, label: Optional[str] = None,
+              max_rows: Optional[int] = None) -> List[Row]:
+    """All rows; with ``max_rows`` reading stops (with an error) past that many."""
+    rows: List[Row] = []
+    for row in iter_rows(path, fmt, label):
+        rows.append(row)
+        if max_rows is not None and len(rows) > max_rows:
+            raise InputFileError(f"{_name(path, label)}: more than {max_rows} rows; at most {max_rows} are taken here")
+    return rows
+
+
+def field(row: Row, key: str, name: str, *, aliases: Sequence[str] = (), default: Any = ...) -> Any:
+    """``row[key]`` (``a.b`` for nesting; ``aliases`` tried too), or an error such as
+    ``data.jsonl, line 3: missing key 'references'``; with ``default`` a missing key gives it."""
+    lineno, values = row
+    for candidate in (key, *aliases):
+        found, value = _lookup(values, candidate)
+        if found:
+            return value
+    if default is not ...:
+        return default
+    also = f" (or {', '.join(map(repr, aliases))})" if aliases else ""
+    keys = ", ".join(map(repr, values)) or "none"
+    raise InputFileError(f"{name}, line {lineno}: missing key {key!r}{also}; the row has {keys}")
+
+
+def _lookup(values: Mapping[str, Any], key: str) -> Tuple[bool, Any]:
+    if key in values:
+        return True, values[key]
+    value: Any = values
+    for part in key.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
+
+
+def text_field(row: Row, key: str, name: str, *, aliases: Sequence[str] = (), allow_list: bool = False) -> Any:
+    """A text (or, with ``allow_list``, a non-empty list of texts) from a row, checked."""
+    value = field(row, key, name, aliases=aliases)
+    if isinstance(value, str):
+        return value
+    if allow_list and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return value
+    want = "a string or a non-empty list of strings" if allow_list else "a string"
+    raise InputFileError(f"{name}, line {row[0]}: {key!r} must be {want}, got {json.dumps(value)[:60]}")
+
+
+def number_field(row: Row, key: str, name: str) -> float:
+    """A finite number from a row (JSON number, or a CSV cell that parses as one)."""
+    value = field(row, key, name)
+    number = _to_float(value)
+    if number is None:
+        raise InputFileError(f"{name}, line {row[0]}: {key!r} must be a number, got {json.dumps(value)[:60]}")
+    if not math.isfinite(number):
+        raise InputFileError(f"{name}, line {row[0]}: {key!r} must be a finite number, got {value}")
+    return number
+
+
+def _to_float(value: Any) -> Optional[float]:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+# -- output -------------------------------------------------------------------------------------
+def csv_safe(value: Any) -> Any:
+    """A cell a spreadsheet shows as text: a string starting with ``= + - @`` (or a tab or
+    carriage return) gets a leading ``'`` so it is never run as a formula. Numbers pass."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def write_csv(path: PathLike, rows: Sequence[Mapping[str, Any]], columns: Optional[Sequence[str]] = None) -> Path:
+    """A CSV file (UTF-8, header first) with every text cell made :func:`csv_safe`."""
+    cols = list(columns) if columns is not None else list(dict.fromkeys(k for r in rows for k in r))
+    target = Path(path)
+    with open(target, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow([csv_safe(c) for c in cols])
+        for row in rows:
+            writer.writerow([csv_safe(row.get(c, "")) for c in cols])
+    return target
+
+
+__all__ = ["InputFileError", "count_lines", "csv_safe", "field", "iter_csv", "iter_jsonl", "iter_lines",
+           "iter_rows", "number_field", "open_binary", "read_lines", "read_rows", "table_format", "text_field",
+           "write_csv"]

@@ -1,0 +1,235 @@
+"""The page every Space shares: title and a one-line summary, the metric's description in a
+closed "About" panel, the inputs (example tab with the papers' examples, batch tab for
+CSV/JSONL files) beside the settings generated from the configuration, then the score with its
+"how to read this" box, in-page warnings and the metric's drawings. An app describes itself
+with a :class:`SpaceSpec` and calls :func:`build_space`, which returns the ``gr.Blocks``
+without launching it."""
+from __future__ import annotations
+
+import html
+import os
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import gradio as gr
+
+from nlgmetrics.core.result import MetricResult
+
+from .draw import MAX_DRAWN
+from .inputs import MAX_BATCH_ROWS, example_inputs, read_batch, write_batch
+from .report import (
+    AnchorScores,
+    Reading,
+    Warning_,
+    english_warning,
+    explain_error,
+    message_html,
+    reading_html,
+    score_html,
+    warnings_html,
+)
+from .runtime import Runtime, detect_runtime, on_gpu
+from .settings import DEFAULT, Factory, ScorerPool, Setting, build_settings, setting_choices
+
+#: the gradio version the Spaces are written for (their README's ``sdk_version``)
+GRADIO_SDK_VERSION = "6.31.0"
+
+
+@dataclass
+class SpaceSpec:
+    """What an app tells :func:`build_space`.
+
+    ``settings``: the configuration options shown (names or :class:`Setting`), generated from
+    the metric's ``Config``. ``visuals()`` creates the output components and
+    ``explain(scorer, result, inputs)`` returns one value per visual. ``reading(scorer)`` says
+    how to read the score; ``warnings(scorer, result, inputs)`` lists what the page must warn
+    about; ``english_only`` names the English-only resources (a warning for other languages).
+    ``examples`` are rows of (predictions, references, sources) texts, one segment per line.
+    ``reference_set``: the references box is one standard set shared by every prediction
+    (TextEval). ``gpu_dtypes``: half-precision dtypes the metric allows on a GPU.
+    ``fixed_options``: configuration options the page always sets (e.g. to return what it
+    draws).
+    """
+
+    metric: str
+    title: str
+    summary: str
+    intro: str
+    settings: Sequence[Union[str, Setting]]
+    visuals: Callable[[], List[Any]]
+    explain: Callable[[Any, MetricResult, Dict[str, Any]], List[Any]]
+    examples: List[Dict[str, str]]
+    reading: Callable[[Any], Reading]
+    warnings: Callable[[Any, MetricResult, Dict[str, Any]], List[Warning_]] = lambda s, r, i: []
+    english_only: str = ""
+    reference_set: bool = False
+    gpu_dtypes: Tuple[str, ...] = ("bf16", "fp16")
+    labels: Dict[str, str] = field(default_factory=dict)
+    note: Callable[[MetricResult], str] = lambda result: ""
+    fixed_options: Dict[str, Any] = field(default_factory=dict)
+
+
+def _dtype_choices(runtime: Runtime) -> List[str]:
+    return ["fp32", "bf16"] + (["fp16"] if runtime.device == "cuda" else [])
+
+
+def status_html(runtime: Runtime, uses_models: bool, preloaded: bool, error: Optional[BaseException]) -> str:
+    """The line under the settings: where models run, and whether they loaded at start-up."""
+    where = runtime.describe() if uses_models else "no neural model: runs on the CPU"
+    loaded = " · loaded at start-up" if preloaded and error is None else ""
+    line = f'<div style="color:#555;font-size:13px">{html.escape(where + loaded)}</div>'
+    if error is None:
+        return line
+    return line + message_html(f"The models of the initial settings could not be loaded: {explain_error(error)}",
+                               "warning", "startup")
+
+
+def all_warnings(spec: SpaceSpec, scorer: Any, result: MetricResult, inputs: Dict[str, Any]) -> List[Warning_]:
+    """The app's warnings and, for English-only metrics, the language check."""
+    out = list(spec.warnings(scorer, result, inputs))
+    out += [("metric", str(text)) for text in result.corpus.get("warnings", []) or []]
+    if spec.english_only:
+        refs = inputs.get("references") or []
+        texts = list(inputs["predictions"]) + [r for ref in refs for r in ([ref] if isinstance(ref, str) else ref)]
+        out += english_warning(texts, spec.english_only)
+    return out
+
+
+def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
+                options: Optional[Mapping[str, Any]] = None, preload: bool = True) -> gr.Blocks:
+    """The ``gr.Blocks`` of a metric's Space (not launched). ``scorer_factory(**options)``
+    builds scorers (default :func:`nlgmetrics.load`, cached per configuration); ``options``
+    are the initial setting values; with ``preload`` the initial configuration's models load
+    now, at start-up, and a failure shows as a message in the page until a score succeeds."""
+    pool = ScorerPool(spec.metric, scorer_factory)
+    cls = pool.cls
+    runtime = detect_runtime(spec.gpu_dtypes)
+    initial = dict(options or {})
+    anchors = AnchorScores()
+    labels = {"predictions": "Predictions (one segment per line)",
+              "references": "References (one per line, aligned with the predictions)",
+              "sources": "Sources (one per line; optional)", **spec.labels}
+    specs = {s.name: s for s in cls.Config.specs()}
+    for item in spec.settings:
+        setting = item if isinstance(item, Setting) else Setting(item)
+        choices = setting_choices(specs[setting.name], setting)
+        if choices is not None:
+            pool.offered[setting.name] = [value for _, value in choices]
+
+    with gr.Blocks(title=spec.title, analytics_enabled=False) as demo:
+        gr.Markdown(f"## {spec.title}\n{spec.summary}")
+        with gr.Accordion("About this metric", open=False, elem_id="about"):
+            gr.Markdown(spec.intro)
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=3, min_width=300):
+                with gr.Tab("Example", elem_id="tab-example"):
+                    keys = ["predictions"] + [k for k, mode in (("references", cls.references_mode),
+                                                                ("sources", cls.sources_mode)) if mode != "none"]
+                    text_boxes = [gr.Textbox(lines=2, max_lines=12, label=labels[k], elem_id=f"input-{k}")
+                                  for k in keys]
+                    run_button = gr.Button("Score", variant="primary", elem_id="run")
+                    message = gr.HTML(elem_id="message")
+                    score = gr.HTML(elem_id="score")
+                    if spec.examples:
+                        gr.Examples([[ex.get(k, "") for k in keys] for ex in spec.examples], inputs=text_boxes,
+                                    label="Examples (click one, then Score)", elem_id="examples")
+                    visuals = spec.visuals()
+                with gr.Tab("Batch", elem_id="tab-batch"):
+                    gr.Markdown(
+                        "Upload a **CSV** (header row: `prediction`, `reference` — or `reference_1`, "
+                        "`reference_2`, ... for several — and `source` where the metric uses it) or a **JSONL** "
+                        "file (one object a line with the same keys; a reference may be a list). The settings "
+                        "apply. Download one row of scores per segment (CSV) and the full result (JSON). "
+                        f"At most {MAX_BATCH_ROWS} rows.")
+                    upload = gr.File(label="CSV or JSONL file", file_types=[".csv", ".tsv", ".jsonl", ".json"],
+                                     elem_id="batch-upload")
+                    batch_button = gr.Button("Score file", variant="primary", elem_id="batch-run")
+                    batch_message = gr.HTML(elem_id="batch-message")
+                    batch_score = gr.HTML(elem_id="batch-score")
+                    download = gr.File(label="Scores", file_count="multiple", interactive=False,
+                                       elem_id="batch-download")
+            with gr.Column(scale=2, min_width=280):
+                with gr.Accordion("Settings", open=True, elem_id="settings"):
+                    setting_components = build_settings(cls.Config, spec.settings, initial)
+                    if pool.uses_models and "dtype" in pool.accepted:
+                        setting_components["dtype"] = gr.Radio(
+                            _dtype_choices(runtime), value=initial.get("dtype", runtime.dtype), label="dtype",
+                            info=f"models run on {runtime.device}; bf16/fp16 halve memory on a GPU",
+                            elem_id="setting-dtype")
+                        pool.offered["dtype"] = _dtype_choices(runtime)
+                    status = gr.HTML(elem_id="runtime")
+        names = list(setting_components)
+        setting_list = [setting_components[n] for n in names]
+
+        def current_options(values: Sequence[Any]) -> Dict[str, Any]:
+            return pool.options({**dict(zip(names, values)), **spec.fixed_options}, runtime)
+
+        error = None
+        if preload:
+            try:
+                pool.get(current_options([getattr(c, "value", DEFAULT) for c in setting_list]))
+            except Exception as err:  # noqa: BLE001 - shown in the page, the app still starts
+                error = err
+        status.value = status_html(runtime, pool.uses_models, preload, error)
+        fresh_status = status_html(runtime, pool.uses_models, False, None)
+        n_text = len(text_boxes)
+
+        def scored(scorer: Any, key: Any, result: MetricResult, inputs: Dict[str, Any]) -> Tuple[str, str]:
+            reading = spec.reading(scorer)
+            measured = anchors.measure(key, scorer, reading.anchors)
+            box = reading_html(reading, measured, reading.anchors)
+            return (warnings_html(all_warnings(spec, scorer, result, inputs)),
+                    score_html(result, inputs["predictions"], spec.note(result), box))
+
+        def score_example(*values: Any) -> List[Any]:
+            texts = dict(zip(keys, values[:n_text]))
+            blank = [None] * len(visuals)
+            try:
+                inputs = example_inputs(cls, texts.get("predictions"), texts.get("references"),
+                                        texts.get("sources"), spec.reference_set)
+                chosen = current_options(values[n_text:])
+                scorer = pool.get(chosen)
+                with pool.lock:
+                    result = scorer.score(inputs["predictions"], inputs["references"], inputs["sources"])
+                    warned, shown = scored(scorer, repr(sorted(chosen.items())), result, inputs)
+                    drawn = list(spec.explain(scorer, result, inputs))
+            except Exception as err:  # noqa: BLE001 - every failure becomes a message in the page
+                traceback.print_exc()
+                return [message_html(explain_error(err)), "", gr.update()] + blank
+            more = "" if len(inputs["predictions"]) <= MAX_DRAWN else \
+                message_html(f"The first {MAX_DRAWN} segments are drawn below; all are scored.", "info")
+            return [warned + more, shown, fresh_status] + drawn
+
+        def score_file(path: Optional[str], *values: Any) -> List[Any]:
+            try:
+                if not path:
+                    raise ValueError("Upload a CSV or JSONL file first.")
+                inputs = read_batch(path, cls)
+                chosen = current_options(values)
+                scorer = pool.get(chosen)
+                with pool.lock:
+                    result = scorer.score(inputs["predictions"], inputs["references"], inputs["sources"])
+                    warned, shown = scored(scorer, repr(sorted(chosen.items())), result, inputs)
+                files = write_batch(result, inputs)
+            except Exception as err:  # noqa: BLE001
+                traceback.print_exc()
+                return [message_html(explain_error(err)), "", None, gr.update()]
+            info = message_html(f"Scored {len(result)} segments from {Path(path).name}.", "info")
+            return [info + warned, shown, files, fresh_status]
+
+        run_button.click(on_gpu(score_example), inputs=text_boxes + setting_list,
+                         outputs=[message, score, status] + visuals, api_name="score",
+                         show_progress_on=[score])
+        batch_button.click(on_gpu(score_file, duration=300), inputs=[upload] + setting_list,
+                           outputs=[batch_message, batch_score, download, status], api_name="score_file",
+                           show_progress_on=[batch_score])
+    return demo
+
+
+def launch(demo: gr.Blocks, **kwargs: Any) -> Any:
+    """Launch a Space app (``python app.py``): the server name and port from the usual
+    ``GRADIO_SERVER_NAME``/``GRADIO_SERVER_PORT`` variables."""
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    return demo.launch(**kwargs)

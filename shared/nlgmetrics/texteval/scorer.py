@@ -1,0 +1,240 @@
+"""TextEval's configuration and scorer: the options, the three ways in (``score``,
+``rank_set``, ``score_systems``), the per-segment records and the corpus reduction."""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..core.base import Inputs, Record, Scorer
+from ..core.config import MetricConfig, option
+from ..core.progress import progress
+from ..core.result import MetricResult
+from . import analysis
+from .analysis import DISTANCES, SetRanking, StandardSet
+from .features import FEATURES, TAGSETS, ngram_counts, tag_symbols, word_symbols
+
+APPROACHES = ("direct", "scaling")
+CORPUS_MODES = ("document", "mean")
+#: the lexicon behind ``features="classes"`` (in the signature: a lexicon change changes scores)
+CLASS_LEXICON = "wordnet3.0+closed"
+
+
+@dataclass(frozen=True)
+class TextEvalConfig(MetricConfig):
+    """TextEval's options (see the module docstring of :mod:`nlgmetrics.texteval`)."""
+
+    RENAMED: ClassVar[dict[str, str]] = {"model": "features"}
+
+    features: str = option(
+        "tags", "what each text becomes a multinomial over: words, part-of-speech tags or ambiguity classes",
+        choices=FEATURES, short="feat", signature="always")
+    approach: str = option(
+        "direct", "direct: -distance from the composite of the standard set; scaling: 1-D MDS coordinate "
+        "oriented toward the consensus", choices=APPROACHES, short="approach", signature="always")
+    distance: str = option(
+        "g2", "distance of two multinomials: Dunning's G2, or -ln p of G2 under chi-square (the paper's "
+        "reporting; degenerate for long texts)", choices=DISTANCES, short="dist", signature="always")
+    ngram: int = option(1, "n-gram order of the features (1: the paper; 2: its further work)",
+                        low=1, high=5, short="ngram")
+    corpus: str = option(
+        "document", "corpus score: document = the predictions as one text rated against the references "
+        "concatenated slot by slot; mean = mean of the segment scores", choices=CORPUS_MODES, short="corpus",
+        signature="always")
+    lowercase: bool = option(True, "lowercase word tokens (features=words only)", short="lc")
+    tagset: str = option("xpos", "tag set of features=tags: xpos (Penn) or upos (Universal)",
+                         choices=TAGSETS, short="tagset")
+    min_r2: float = option(0.1, "r2 below which a scale is flagged unreliable (approach=scaling)",
+                           low=0.0, high=1.0, short="minr2")
+    linguistic_backend: str = option("auto", "tagger of features=tags (auto: spaCy, else stanza)",
+                                     choices=("auto", "spacy", "stanza"), short="backend")
+
+
+class TextEval(Scorer):
+    """TextEval: multinomial distances to a standard set (see :mod:`nlgmetrics.texteval`)."""
+
+    name = "texteval"
+    Config = TextEvalConfig
+    references_mode = "required"
+    sources_mode = "none"
+    multi_reference = True
+    config: TextEvalConfig
+
+    def setup(self) -> None:
+        self._analyzer: Any = None
+        if self.config.features == "tags":
+            from ..core.linguistic import get_analyzer
+
+            self._analyzer = get_analyzer(self.config.linguistic_backend)
+
+    def resolved(self) -> dict[str, Any]:
+        if self.config.features == "tags":
+            return {"tagger": self._analyzer.backend}
+        if self.config.features == "classes":
+            return {"lex": CLASS_LEXICON}
+        return {}
+
+    # --- features -------------------------------------------------------------------
+    def symbols(self, texts: Sequence[str]) -> list[list[str]]:
+        """The feature sequence of each text under the configured features (before n-grams)."""
+        if self.config.features == "tags":
+            return tag_symbols(self._analyzer, texts, self.config.tagset)
+        return word_symbols(texts, self.config.features, self.config.lowercase)
+
+    def counts(self, texts: Sequence[str]) -> list[Counter]:
+        """The multinomial (feature counts) of each text; repeated texts are featurised once."""
+        unique = list(dict.fromkeys(texts))
+        table = {t: ngram_counts(s, self.config.ngram) for t, s in zip(unique, self.symbols(unique))}
+        return [table[t] for t in texts]
+
+    def pair_distance(self, counts_a: np.ndarray, counts_b: np.ndarray) -> tuple[float, float, int]:
+        """(distance, G2, df) of two count vectors over the same columns."""
+        return analysis.pair_distance(counts_a, counts_b, self.config.distance)
+
+    _scale = staticmethod(analysis.scale)
+
+    # --- sets of translations and systems ----------------------------------------------
+    def rank_set(self, texts: Sequence[str], ratings: Sequence[float] | None = None,
+                 names: Sequence[str] | None = None) -> SetRanking:
+        """Rate every member of a set of translations of one source against the rest.
+
+        With ``ratings`` (human ratings of the members, higher = better) each composite is
+        weighted by the ratings of its members (:func:`rating_weights`); the pairwise
+        distances and so the scale do not change, only its orientation may."""
+        texts = list(texts)
+        if any(not isinstance(t, str) for t in texts):
+            raise ValueError("rank_set takes a list of strings")
+        return self.rank_counts(self.counts(texts), ratings, names)
+
+    def rank_counts(self, counts: Sequence[Mapping[str, float]], ratings: Sequence[float] | None = None,
+                    names: Sequence[str] | None = None) -> SetRanking:
+        """:meth:`rank_set` on precomputed feature counts (one mapping per member)."""
+        views = analysis.same_views(analysis.dense(counts))
+        result = analysis.analyse(views, self.config.distance, ratings)
+        return self._ranking(result, names, len(counts), [int(sum(c.values())) for c in counts])
+
+    def score_systems(self, outputs: Mapping[str, Sequence[str | None]],
+                      ratings: Mapping[str, float] | None = None) -> SetRanking:
+        """System-level mode: each system's outputs (aligned by segment; ``None`` where a
+        system has no output) concatenated into one document, the systems rated as a set.
+        Pairs of systems are compared on the segments both have; a system's composite is
+        the others' outputs of the segments it has."""
+        names = list(outputs)
+        columns = [list(outputs[s]) for s in names]
+        if len({len(c) for c in columns}) > 1:
+            raise ValueError("every system needs one entry (text or None) per segment")
+        texts = [t for col in columns for t in col if t is not None]
+        if any(not isinstance(t, str) for t in texts):
+            raise ValueError("system outputs must be strings or None")
+        table = dict(zip(texts, self.counts(texts)))
+        segment_counts = [[None if t is None else table[t] for t in col] for col in columns]
+        weights = None if ratings is None else [float(ratings[s]) for s in names]
+        return self.rank_documents(segment_counts, weights, names)
+
+    def rank_documents(self, segment_counts: Sequence[Sequence[Mapping[str, float] | None]],
+                       ratings: Sequence[float] | None = None,
+                       names: Sequence[str] | None = None) -> SetRanking:
+        """:meth:`score_systems` on precomputed counts: ``segment_counts[s][g]`` the counts
+        of system s's output of segment g, or ``None``."""
+        from scipy import sparse
+
+        n = len(segment_counts)
+        vocab: dict[str, int] = {}
+        for col in segment_counts:
+            for c in col:
+                for key in c or ():
+                    vocab.setdefault(key, len(vocab))
+        width = max(len(vocab), 1)
+        n_segments = len(segment_counts[0]) if n else 0
+        present = sparse.csr_matrix(np.array([[c is not None for c in col] for col in segment_counts], dtype=float))
+        # views[s, t]: system s's counts summed over the segments system t also has
+        views = np.zeros((n, n, width))
+        for s, col in enumerate(segment_counts):
+            rows, cols, vals = [], [], []
+            for g, c in enumerate(col):
+                for key, v in (c or {}).items():
+                    rows.append(g)
+                    cols.append(vocab[key])
+                    vals.append(v)
+            x = sparse.csr_matrix((vals, (rows, cols)), shape=(n_segments, width))
+            views[s] = np.asarray((present @ x).todense())
+        tokens = [int(views[s, s].sum()) for s in range(n)]
+        result = analysis.analyse(views, self.config.distance, ratings)
+        return self._ranking(result, names, n, tokens)
+
+    def _ranking(self, result: analysis.SetAnalysis, names: Sequence[str] | None, n: int,
+                 tokens: list[int]) -> SetRanking:
+        labels = [str(i) for i in range(n)] if names is None else [str(s) for s in names]
+        return analysis.ranking(result, self.config.approach, self.config.min_r2, labels, tokens)
+
+    # --- the Scorer hooks ----------------------------------------------------------------
+    def _standard_set(self, members: list[Mapping[str, float]], keys: Sequence[str] | None = None,
+                      cache: dict[tuple[str, str], float] | None = None) -> StandardSet:
+        c = self.config
+        return StandardSet(members, c.distance, c.approach, c.min_r2, keys, cache)
+
+    def score_segments(self, inputs: Inputs) -> list[Record]:
+        """Rate each prediction against the references of its row; with
+        ``corpus="document"`` each record also carries the counts of the prediction and of
+        each reference, from which the reduction builds the documents."""
+        refs = [[r] if isinstance(r, str) else list(r) for r in inputs.references or []]
+        document = self.config.corpus == "document"
+        if document and self.config.approach == "scaling" and len({len(r) for r in refs}) > 1:
+            raise ValueError("corpus='document' with approach='scaling' needs the same number of references "
+                             "in every row (reference j of every row from translator j); use corpus='mean'")
+        unique = list(dict.fromkeys(inputs.predictions + [t for r in refs for t in r]))
+        table = dict(zip(unique, self.counts(unique)))
+        sets: dict[tuple[str, ...], StandardSet] = {}
+        pair_cache: dict[tuple[str, str], float] = {}  # lives for this call only
+        records = []
+        rows = zip(inputs.ids, inputs.predictions, refs)
+        for seg_id, pred, ref_texts in progress(rows, total=len(inputs), desc="texteval", quiet=self.quiet):
+            key = tuple(ref_texts)
+            if key not in sets:
+                sets[key] = self._standard_set([table[t] for t in ref_texts], key, pair_cache)
+            record = sets[key].rate(table[pred], pred)
+            record["id"] = seg_id
+            if document:
+                record["counts"] = dict(table[pred])
+                record["reference_counts"] = [dict(table[t]) for t in ref_texts]
+            records.append(record)
+        return records
+
+    def reduce_records(self, records: list[Record]) -> MetricResult:
+        """Segment scores as recorded; the corpus score is the mean of them
+        (``corpus="mean"``) or the rating of the predictions' document against the
+        references' documents (``corpus="document"``), computed from the recorded counts so
+        that records from several shards reduce to the same result."""
+        scores = [float(r["score"]) for r in records]
+        bulky = {"score", "counts", "reference_counts"}
+        details = [{k: v for k, v in r.items() if k not in bulky} for r in records]
+        info: dict[str, Any] = {"corpus": self.config.corpus, "segments": len(records)}
+        if self.config.approach == "scaling":
+            r2s = [r["r2"] for r in records if r["r2"] == r["r2"]]
+            info["mean_r2"] = float(np.mean(r2s)) if r2s else float("nan")
+            info["unreliable_segments"] = sum(1 for r in records if not r["reliable"])
+        if self.config.corpus == "mean" or not records:
+            corpus_score = float(np.mean(scores)) if scores else float("nan")
+        else:
+            document = self._document(records)
+            corpus_score = document.pop("score")
+            info.update(document)
+        return MetricResult(self.name, scores, corpus_score, self.signature, details, info)
+
+    def _document(self, records: list[Record]) -> dict[str, Any]:
+        """Rate the concatenated predictions against the concatenated references."""
+        prediction: Counter = Counter()
+        for r in records:
+            prediction.update(r["counts"])
+        slots = max(len(r["reference_counts"]) for r in records)
+        if self.config.approach == "scaling" and any(len(r["reference_counts"]) != slots for r in records):
+            raise ValueError("document-level scaling needs the same number of references in every row")
+        documents: list[Counter] = [Counter() for _ in range(slots)]
+        for r in records:
+            for doc, c in zip(documents, r["reference_counts"]):
+                doc.update(c)
+        record = self._standard_set(list(documents)).rate(prediction)
+        return {"score": record["score"], "document": {k: v for k, v in record.items() if k != "score"}}

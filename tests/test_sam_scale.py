@@ -1,0 +1,87 @@
+"""SAM on every scale: the penalty never rises with p (hypothesis), equals the paper's
+C * (1 - p) on 0-1 and 0-100 bases, pushes negative scores down, and given scores outside
+their scale are refused with an error naming base_range."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given as hgiven, settings, strategies as st
+
+import nlgmetrics
+from nlgmetrics.sam import SAM, SAMConfig, adjust
+
+HYP, REF = "The film was terrible.", "The film was great."
+LEX = {"terrible#a": -0.8, "great#a": 0.8}
+finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
+unit = st.floats(min_value=0.0, max_value=1.0)
+
+
+@settings(max_examples=300, deadline=None)
+@hgiven(low=finite, width=st.floats(min_value=1e-3, max_value=1e6), t=unit, p1=unit, p2=unit)
+def test_adjusted_score_never_rises_with_p(low, width, t, p1, p2):
+    base = low + t * width  # any base value inside [low, low + width]
+    p1, p2 = min(p1, p2), max(p1, p2)
+    assert adjust(base, p2, low) <= adjust(base, p1, low)
+    assert low - 1e-9 * max(1.0, abs(low)) <= adjust(base, p2, low) <= base
+
+
+@settings(max_examples=200, deadline=None)
+@hgiven(base=finite, p1=unit, p2=unit)
+def test_any_sign_never_rises_with_p_anchored_at_zero(base, p1, p2):
+    p1, p2 = min(p1, p2), max(p1, p2)
+    assert adjust(base, p2) <= adjust(base, p1) <= base
+
+
+@settings(max_examples=200, deadline=None)
+@hgiven(base=unit, p=unit)
+def test_equals_the_paper_on_unit_and_percent_scales(base, p):
+    assert adjust(base, p) == pytest.approx(base * (1 - p), abs=1e-12)
+    assert adjust(100 * base, p) == pytest.approx(100 * base * (1 - p), abs=1e-9)
+    assert adjust(100 * base, p, 0.0) == pytest.approx(100 * adjust(base, p), abs=1e-9)
+
+
+def test_negative_given_scores_go_down_not_up():
+    # the issue's case: base -0.5 on a [-1, 1] scale, a flipped sentiment word
+    sam = nlgmetrics.load("sam", base="given", base_range=(-1, 1), lexicon=LEX)
+    flipped, same = sam.score([HYP, REF], [REF, REF], base_scores=[-0.5, -0.5]).scores
+    assert same == -0.5
+    p = 0.8  # |(-0.8) - 0.8| / 2
+    assert flipped == pytest.approx(-1 + (-0.5 + 1) * (1 - p))
+    assert flipped < same
+    # a [0, 100] caller scale behaves like BLEU/chrF: C * (1 - p)
+    percent = nlgmetrics.load("sam", base="given", base_range=(0, 100), lexicon=LEX)
+    assert percent.score([HYP], [REF], base_scores=[80.0]).scores == pytest.approx([80 * (1 - p)])
+    result = percent.score([HYP], [REF], base_scores=[80.0])
+    assert result.corpus["scale"] == "0 to 100" and "range:0.0,100.0" in result.signature
+
+
+def test_given_scores_outside_the_scale_are_refused():
+    sam = nlgmetrics.load("sam", base="given")
+    with pytest.raises(ValueError, match=r"base_scores\[1\] = -0.5 lies outside \[0, 1\]; set base_range"):
+        sam.score([HYP, HYP], [REF, REF], base_scores=[0.5, -0.5])
+    with pytest.raises(ValueError, match=r"outside \[0, 100\]"):
+        nlgmetrics.load("sam", base="given", base_range=[0, 100]).score([HYP], [REF], base_scores=[101])
+    for bad in ([1, 0], [0, float("inf")], [0], "0,1", [0, "x"]):
+        with pytest.raises(ValueError, match="base_range"):
+            SAM(base="given", base_range=bad)
+    with pytest.raises(ValueError, match="base_range applies to base='given'"):
+        SAMConfig(base="bleu", base_range=(0, 100))
+
+
+def test_builtin_percent_scale_is_the_papers_formula():
+    result = nlgmetrics.score("sam", [HYP], [REF], base="chrf", lexicon=LEX)
+    rec = result.details[0]
+    assert rec["p"] == pytest.approx(0.8)
+    assert result.scores[0] == pytest.approx(rec["base"] * 0.2)
+    assert result.corpus["scale"] == "0-100" and rec["base"] > 50
+
+
+def test_given_scores_travel_in_records_and_shards():
+    from nlgmetrics import distributed
+
+    sam = nlgmetrics.load("sam", base="given", lexicon=LEX)
+    hyps, refs, bases = [HYP, REF, HYP], [REF, REF, HYP], [0.9, 0.8, 0.7]
+    whole = sam.score(hyps, refs, base_scores=bases)
+    shards = [distributed.score_shard(sam, hyps, refs, None, shard=(k, 2), base_scores=bases) for k in (1, 2)]
+    merged = sam.reduce(shards[1] + shards[0])
+    assert merged.scores == whole.scores and [d["base"] for d in merged.details] == bases
+    assert whole.scores == pytest.approx([0.9 * 0.2, 0.8, 0.7])
