@@ -5,8 +5,16 @@ from typing import List
 
 import pytest
 
-from nlgmetrics.core.base import (Inputs, Record, Scorer, mean_reduce, normalize_text, sort_records,
-                                  validate_inputs, validate_texts)
+from nlgmetrics.core.base import (
+    Inputs,
+    Record,
+    Scorer,
+    mean_reduce,
+    normalize_text,
+    sort_records,
+    validate_inputs,
+    validate_texts,
+)
 from nlgmetrics.core.lexical import sentence_chrf
 from nlgmetrics.core.result import MetricResult
 

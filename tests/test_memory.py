@@ -1,5 +1,5 @@
-"""Bounded memory: 300 small scoring calls per metric (each on fresh texts, so every cache
-keeps filling) grow the process's resident memory by less than 20 MiB after a warm-up.
+"""Bounded memory: 300 small scoring calls per metric (one segment each, always fresh texts,
+so every per-text cache keeps filling) grow the process's resident memory by less than 20 MiB after a warm-up.
 
 Issue 17 measured about 3.7 MiB per 50 calls of 8 segments before the caches were bounded
 (0.8 GiB before the spaCy parse cache cleared itself). The calls go through the core
@@ -14,6 +14,11 @@ import pytest
 from test_properties import METRICS, get_scorer, make_inputs
 
 psutil = pytest.importorskip("psutil")
+
+# DATScore's tiny random model translates to its cap, and these corpora are below the
+# one-vs-rest minimum: both warnings are expected here (test_datscore_hardening checks them)
+pytestmark = pytest.mark.filterwarnings("ignore:.*generation limit:UserWarning",
+                                        "ignore:.*one-vs-rest weights need:UserWarning")
 
 CALLS = int(os.environ.get("NLGMETRICS_MEMORY_CALLS", "300"))
 WARMUP = 30
@@ -37,11 +42,12 @@ def _rss_mib() -> float:
 @pytest.mark.parametrize("name", METRICS)
 def test_rss_growth_is_bounded(name, tmp_path_factory):
     scorer = get_scorer(name, tmp_path_factory)
+    if "batch_size" in type(scorer).Config.names():
+        # one segment per call: a batch of one row (the fixed-shape plan pads to batch_size)
+        scorer = get_scorer(name, tmp_path_factory, batch_size=1)
 
     def call(i: int) -> None:
-        preds = [_text(i, 1), _text(i, 2)]
-        refs = [_text(i, 3), _text(i, 4)]
-        scorer.score(**make_inputs(scorer, preds, refs, [_text(i, 5), _text(i, 6)]))
+        scorer.score(**make_inputs(scorer, [_text(i, 1)], [_text(i, 2)], [_text(i, 3)]))
 
     for i in range(WARMUP):
         call(i)

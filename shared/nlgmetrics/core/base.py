@@ -122,21 +122,21 @@ def validate_inputs(
     preds = validate_texts(predictions, "predictions")
     n = len(preds)
     fields: Dict[str, Optional[List[Any]]] = {}
-    for field, value, mode, multi in (
+    for name, value, mode, multi in (
         ("references", references, references_mode, multi_reference),
         ("sources", sources, sources_mode, False),
     ):
         if value is None:
             if mode == "required":
-                raise ValueError(f"{field} are required by this metric")
-            fields[field] = None
+                raise ValueError(f"{name} are required by this metric")
+            fields[name] = None
             continue
         if mode == "none":
-            raise ValueError(f"this metric takes no {field}")
-        checked = validate_texts(value, field, multi=multi)
+            raise ValueError(f"this metric takes no {name}")
+        checked = validate_texts(value, name, multi=multi)
         if len(checked) != n:
-            raise ValueError(f"{field} has {len(checked)} items but predictions has {n}; they must have equal lengths")
-        fields[field] = checked
+            raise ValueError(f"{name} has {len(checked)} items but predictions has {n}; they must have equal lengths")
+        fields[name] = checked
     seg_ids = list(range(n)) if ids is None else [int(i) for i in ids]
     if len(seg_ids) != n:
         raise ValueError(f"ids has {len(seg_ids)} items but predictions has {n}")

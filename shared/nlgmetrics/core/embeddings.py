@@ -14,8 +14,7 @@ import numpy as np
 import torch
 
 from .cache import LRUCache
-from .models import (dtype_name, expand_alias, fixed_shape_batches, load_pretrained, resolve_device,
-                     resolve_dtype)
+from .models import dtype_name, expand_alias, fixed_shape_batches, load_pretrained, resolve_device, resolve_dtype
 from .progress import progress
 
 #: one encoded input: hidden states (read-only), word ids, token ids
@@ -110,7 +109,7 @@ class ContextualEncoder:
                     done[key] = (states, word_ids, enc["input_ids"][b, :n].tolist())
         if truncated:
             warnings.warn(f"{truncated} input(s) longer than {self.max_length} tokens were truncated "
-                          f"by the encoder {self.model_name}")
+                          f"by the encoder {self.model_name}", stacklevel=3)
         return [done[k] for k in keys]
 
     # -- public views -----------------------------------------------------------------
@@ -157,7 +156,7 @@ class ContextualEncoder:
         rows = []
         for hidden, _, _ in self._encode(list(texts), False, "encoding sentences"):
             v = hidden.mean(axis=0) if len(hidden) else np.zeros(self.dim, dtype=np.float32)
-            rows.append(v / max(np.linalg.norm(v), 1e-12))
+            rows.append(v / max(float(np.linalg.norm(v)), 1e-12))
         return np.asarray(rows, dtype=np.float32).reshape(len(rows), self.dim)
 
 

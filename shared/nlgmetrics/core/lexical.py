@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import List, Sequence, Tuple, Union
+from typing import Any, Callable, List, Sequence, Tuple, Union
 
 from .cache import LRUCache
 
@@ -17,21 +17,21 @@ def _refs(ref: Refs) -> List[str]:
 
 
 @functools.lru_cache(maxsize=1)
-def _bleu():
+def _bleu() -> Any:
     from sacrebleu.metrics import BLEU
 
     return BLEU(effective_order=True)
 
 
 @functools.lru_cache(maxsize=1)
-def _chrf():
+def _chrf() -> Any:
     from sacrebleu.metrics import CHRF
 
     return CHRF()
 
 
 @functools.lru_cache(maxsize=1)
-def _ter():
+def _ter() -> Any:
     from sacrebleu.metrics import TER
 
     return TER()
@@ -61,7 +61,7 @@ def meteor_tokenize(text: str) -> List[str]:
 
 
 @functools.lru_cache(maxsize=1)
-def _stemmer():
+def _stemmer() -> Any:
     from nltk.stem.porter import PorterStemmer
 
     return PorterStemmer()
@@ -143,7 +143,7 @@ def sentence_meteor(hyp: str, ref: Refs) -> float:
     return best
 
 
-def corpus_sentence_scores(fn, hyps: Sequence[str], refs: Sequence[Refs]) -> List[float]:
+def corpus_sentence_scores(fn: Callable[[str, Refs], float], hyps: Sequence[str], refs: Sequence[Refs]) -> List[float]:
     """Apply a sentence-level function pairwise over a corpus."""
     if len(hyps) != len(refs):
         raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} references")

@@ -10,7 +10,7 @@ import threading
 import weakref
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union
 from urllib.parse import urlparse
 
 import torch
@@ -108,7 +108,7 @@ def unavailable_message(name: str, what: str, lite_hint: Optional[str], error: B
 
 
 @contextlib.contextmanager
-def _quiet_loading():
+def _quiet_loading() -> Iterator[None]:
     """No transformers progress bar while a checkpoint loads (our own bars say what runs)."""
     from transformers.utils import logging as hf_logging
 
@@ -140,7 +140,7 @@ def _cached(key: Tuple[Any, ...]) -> Any:
     return obj
 
 
-def load_pretrained(loader: Callable[..., Any], name_or_path: Union[str, os.PathLike], *,
+def load_pretrained(loader: Any, name_or_path: Union[str, os.PathLike], *,
                     what: str = "model", lite_hint: Optional[str] = None,
                     device: Optional[torch.device] = None, dtype: Optional[torch.dtype] = None,
                     **kwargs: Any) -> Any:
@@ -216,7 +216,7 @@ def expand_alias(name: str) -> str:
     return fn()
 
 
-def batches(items: list, batch_size: int):
+def batches(items: List[Any], batch_size: int) -> Iterator[List[Any]]:
     """Consecutive slices of ``items`` of at most ``batch_size``."""
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")

@@ -7,6 +7,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -68,7 +69,7 @@ def ensure_wordnet() -> Path:
 
 
 @functools.lru_cache(maxsize=1)
-def wordnet():
+def wordnet() -> Any:
     """nltk's WordNet reader over the embedded copy (``nltk.corpus.wordnet`` ready to use)."""
     ensure_wordnet()
     from nltk.corpus import wordnet as wn

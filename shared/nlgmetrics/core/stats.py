@@ -7,14 +7,17 @@ two pairs are undefined and return ``nan`` (without scipy's warning)."""
 from __future__ import annotations
 
 import math
-from typing import Callable, Dict, Hashable, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Hashable, Iterable, List, Sequence, Tuple, Union
 
 import numpy as np
 import scipy.stats
 from scipy.special import gammaincc
 
+#: a 1-D run of numbers: a list, a tuple or a numpy array
+Vector = Union[Sequence[float], np.ndarray]
 
-def _pair(x: Sequence[float], y: Sequence[float]) -> Tuple[np.ndarray, np.ndarray]:
+
+def _pair(x: Vector, y: Vector) -> Tuple[np.ndarray, np.ndarray]:
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if a.shape != b.shape or a.ndim != 1:
         raise ValueError(f"need two 1-D sequences of equal length, got {a.shape} and {b.shape}")
@@ -29,24 +32,24 @@ def _undefined(a: np.ndarray, b: np.ndarray) -> bool:
     return len(a) < 2 or a.min() == a.max() or b.min() == b.max()
 
 
-def pearson(x: Sequence[float], y: Sequence[float]) -> float:
+def pearson(x: Vector, y: Vector) -> float:
     """Pearson's r (``scipy.stats.pearsonr``); nan when undefined."""
     a, b = _pair(x, y)
     return float("nan") if _undefined(a, b) else float(scipy.stats.pearsonr(a, b).statistic)
 
 
-def rankdata(x: Sequence[float]) -> np.ndarray:
+def rankdata(x: Vector) -> np.ndarray:
     """Average ranks (1-based), ties share the mean of their positions (``scipy.stats.rankdata``)."""
     return np.asarray(scipy.stats.rankdata(np.asarray(x, dtype=float)), dtype=float)
 
 
-def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+def spearman(x: Vector, y: Vector) -> float:
     """Spearman's rho (``scipy.stats.spearmanr``, average ranks for ties); nan when undefined."""
     a, b = _pair(x, y)
     return float("nan") if _undefined(a, b) else float(scipy.stats.spearmanr(a, b).statistic)
 
 
-def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
+def kendall_tau_b(x: Vector, y: Vector) -> float:
     """Kendall tau-b (``scipy.stats.kendalltau``, O(n log n)); nan when undefined."""
     a, b = _pair(x, y)
     return float("nan") if _undefined(a, b) else float(scipy.stats.kendalltau(a, b, variant="b").statistic)
@@ -62,7 +65,7 @@ def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
 # - classical_mds_1d: scipy has no classical (Torgerson) MDS.
 
 
-def darr_tau(better: Sequence[float], worse: Sequence[float]) -> float:
+def darr_tau(better: Vector, worse: Vector) -> float:
     """WMT DARR Kendall tau-like: (Concordant - Discordant) / (Concordant + Discordant) over
     human (better, worse) pairs; a metric tie counts as discordant."""
     a, b = _pair(better, worse)
@@ -85,14 +88,12 @@ def darr_pairs(groups: Iterable[Sequence[Tuple[float, float]]], threshold: float
             for j in range(i + 1, len(items)):
                 (hi, mi), (hj, mj) = items[i], items[j]
                 if abs(hi - hj) >= threshold:
-                    if hi > hj:
-                        better.append(mi); worse.append(mj)
-                    else:
-                        better.append(mj); worse.append(mi)
+                    better.append(mi if hi > hj else mj)
+                    worse.append(mj if hi > hj else mi)
     return better, worse
 
 
-CORRELATIONS: Dict[str, Callable[[Sequence[float], Sequence[float]], float]] = {
+CORRELATIONS: Dict[str, Callable[[Vector, Vector], float]] = {
     "pearson": pearson, "spearman": spearman, "kendall": kendall_tau_b}
 
 
@@ -102,7 +103,9 @@ def system_level(metric: Sequence[float], human: Sequence[float], systems: Seque
     sums: Dict[Hashable, List[float]] = {}
     for m, h, s in zip(metric, human, systems):
         acc = sums.setdefault(s, [0.0, 0.0, 0])
-        acc[0] += m; acc[1] += h; acc[2] += 1
+        acc[0] += m
+        acc[1] += h
+        acc[2] += 1
     return [v[0] / v[2] for v in sums.values()], [v[1] / v[2] for v in sums.values()]
 
 
