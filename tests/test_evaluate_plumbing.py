@@ -126,7 +126,7 @@ def test_cli_bad_option_values_and_odd_files(tmp_path, capsys):
     hyp.write_text("I am happy\r today\nI am sad\n", newline="")  # a stray CR stays inside its line
     ref = tmp_path / "r.txt"
     ref.write_text("I am happy\nI am not sad\n")
-    with pytest.raises(SystemExit, match="error: unknown base metric 'nope'"):
+    with pytest.raises(SystemExit, match="error: unknown base 'nope'"):
         cli.main(["score", "sam", "-p", str(hyp), "-r", str(ref), "-o", "base=nope"])
     base = tmp_path / "base.txt"
     base.write_text("0.9\n0.5\n")

@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 status = status or int(not ok)
             else:
                 print(f"{name}: {'updated' if update(name) else 'unchanged'}")
-        except (MissingMarkers, ValueError) as err:
+        except (MissingMarkers, ValueError, TypeError, ImportError) as err:
             print(f"{name}: {err}")
             status = 1
     return status

@@ -72,7 +72,7 @@ EXAMPLES: Dict[str, Example] = {
             "Report it describes chances and the dangers Europe languages many of.",
         ],
         "references": [list(_TEXTEVAL_REFS), list(_TEXTEVAL_REFS)],
-    }, {"model": "tags"}),
+    }, {"features": "tags"}),
     "sam": Example({
         "predictions": ["If he had blown himself up in your country, God would forgive him",
                         "What is this amount of anger, I don't understand!"],
