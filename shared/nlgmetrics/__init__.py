@@ -7,9 +7,14 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import threading
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Type
+
+if TYPE_CHECKING:
+    from .core.base import Scorer
+    from .core.result import MetricResult
 
 __version__ = "0.1.0"
 
@@ -22,7 +27,7 @@ REGISTRY: Dict[str, Tuple[str, str]] = {
     "sam": ("nlgmetrics.sam", "SAM"),
 }
 
-_SCORERS: Dict[Tuple[str, str], Any] = {}
+_SCORERS: Dict[Tuple[str, Tuple[Any, ...]], Any] = {}
 _LOCK = threading.Lock()
 
 
@@ -31,7 +36,7 @@ def list_metrics() -> List[str]:
     return [name for name, (module, _) in REGISTRY.items() if importlib.util.find_spec(module) is not None]
 
 
-def scorer_class(name: str):
+def scorer_class(name: str) -> Type["Scorer"]:
     """The scorer class of a metric by name."""
     key = name.lower()
     if key not in REGISTRY:
@@ -45,7 +50,7 @@ def scorer_class(name: str):
         raise
 
 
-def load(name: str, *, quiet: Optional[bool] = None, **options: Any):
+def load(name: str, *, quiet: Optional[bool] = None, **options: Any) -> "Scorer":
     """A scorer for metric ``name``, created once per process and normalised configuration:
     equivalent options (a default spelled out, another order) return the same scorer.
     ``quiet`` is a run-time switch, not part of the configuration."""
@@ -61,7 +66,8 @@ def load(name: str, *, quiet: Optional[bool] = None, **options: Any):
         return scorer
 
 
-def score(name: str, predictions, references=None, sources=None, **options: Any):
+def score(name: str, predictions: Any, references: Any = None, sources: Any = None,
+          **options: Any) -> "MetricResult":
     """Score with metric ``name``: ``nlgmetrics.score("sam", hyps, refs, base="chrf")``."""
     return load(name, **options).score(predictions, references, sources)
 
@@ -69,15 +75,15 @@ def score(name: str, predictions, references=None, sources=None, **options: Any)
 def metric_path(name: str) -> str:
     """Directory of the metric's evaluate module: ``evaluate.load(metric_path("rome"))``."""
     scorer_class(name)  # validates the name
-    from . import evaluate_modules
-
-    path = Path(evaluate_modules.__file__).resolve().parent / name.lower()
+    modules = importlib.import_module("nlgmetrics.evaluate_modules")  # mapped onto metrics/ by setup.cfg
+    path = Path(str(modules.__file__)).resolve().parent / name.lower()
     if not (path / f"{name.lower()}.py").exists():
         raise FileNotFoundError(f"evaluate module for {name!r} not found at {path}")
     return str(path)
 
 
-def compute_metrics_fn(metric: Any, tokenizer: Any, sources: Optional[List[str]] = None, **kwargs: Any):
+def compute_metrics_fn(metric: Any, tokenizer: Any, sources: Optional[List[str]] = None,
+                       **kwargs: Any) -> Callable[..., Dict[str, float]]:
     """A ``compute_metrics`` for ``Seq2SeqTrainer``; see :mod:`nlgmetrics.trainer`."""
     from .trainer import compute_metrics_fn as _fn
 

@@ -37,7 +37,7 @@ BASES = ("bleu", "chrf", "meteor", "bertscore", "given")
 BASE_SCALES = {"bleu": "0-100", "chrf": "0-100", "meteor": "0-1", "bertscore": "0-1", "given": "caller's"}
 #: the lower end of each built-in base's scale: the anchor of the penalty
 BASE_LOW = {"bleu": 0.0, "chrf": 0.0, "meteor": 0.0, "bertscore": 0.0}
-SENTENCE_METRICS: Dict[str, Callable[[str, str], float]] = {
+SENTENCE_METRICS: Dict[str, Callable[[str, Any], float]] = {
     "bleu": sentence_bleu, "chrf": sentence_chrf, "meteor": sentence_meteor}
 MATCHING = ("lemma", "meteor")
 #: BERTScore encoder per profile: the paper's roberta-large (layer 17) or the offline MiniLM

@@ -87,7 +87,7 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = 
 
     if isinstance(metric, str):
         name = metric
-        scorer = nlgmetrics.load(metric, **options)
+        scorer: Any = nlgmetrics.load(metric, **options)
         options = {}
     else:
         scorer = metric
@@ -110,6 +110,6 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = 
         kwargs = {"predictions": hyps, "references": refs, **options}
         if srcs is not None:
             kwargs["sources"] = srcs
-        return {key: float(scorer.compute(**kwargs)["score"])}
+        return {key: float(scorer.compute(**kwargs)["score"])}  # an evaluate.Metric
 
     return compute_metrics

@@ -30,7 +30,7 @@ import math
 import typing
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
 _MISSING = dataclasses.MISSING
 _TRUE = ("true", "yes", "on", "1")
@@ -336,7 +336,7 @@ def _default_text(spec: OptionSpec) -> str:
     return json.dumps(value) if isinstance(value, (dict, list, bool)) or value is None else str(value)
 
 
-def markdown_table(config: type) -> str:
+def markdown_table(config: "Type[MetricConfig]") -> str:
     """The card's options table (the card embeds it between generated-table markers)."""
     rows = ["| option | type | default | values | signature key | description |",
             "|---|---|---|---|---|---|"]
@@ -347,7 +347,7 @@ def markdown_table(config: type) -> str:
     return "\n".join(rows)
 
 
-def kwargs_doc(config: type, indent: str = "    ") -> str:
+def kwargs_doc(config: "Type[MetricConfig]", indent: str = "    ") -> str:
     """The evaluate wrapper's ``Args`` lines for the options, one per field."""
     lines = []
     for s in config.specs():
@@ -357,7 +357,7 @@ def kwargs_doc(config: type, indent: str = "    ") -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser: Any, config: type, *, skip: Sequence[str] = ()) -> None:
+def add_arguments(parser: Any, config: "Type[MetricConfig]", *, skip: Sequence[str] = ()) -> None:
     """Per-metric command-line options ``--name`` with type, default and choices in ``--help``.
     Values arrive as strings and are converted by the field's own parser."""
     group = parser.add_argument_group("metric options (from the configuration)")
@@ -371,14 +371,14 @@ def add_arguments(parser: Any, config: type, *, skip: Sequence[str] = ()) -> Non
                            help=help_text.replace("%", "%%"))
 
 
-def options_from_args(args: Any, config: type) -> Dict[str, Any]:
+def options_from_args(args: Any, config: "Type[MetricConfig]") -> Dict[str, Any]:
     """The ``--name`` options a user gave (parsed; absent ones left to the defaults)."""
     given = {s.name: getattr(args, f"opt_{s.name}") for s in config.specs()
              if getattr(args, f"opt_{s.name}", None) is not None}
     return config.parse_options(given)
 
 
-def parse_key_values(items: Sequence[str], config: type) -> Dict[str, Any]:
+def parse_key_values(items: Sequence[str], config: "Type[MetricConfig]") -> Dict[str, Any]:
     """``-o key=value`` items parsed by the fields' types."""
     raw: Dict[str, str] = {}
     for item in items:

@@ -192,7 +192,7 @@ class Analyzer:
         clipped = []
         for t in todo:
             if len(t) > MAX_CHARS:
-                warnings.warn(f"text of {len(t)} characters truncated to {MAX_CHARS} for parsing")
+                warnings.warn(f"text of {len(t)} characters truncated to {MAX_CHARS} for parsing", stacklevel=2)
                 t = t[:MAX_CHARS]
             clipped.append(clean_text(t))
         parsed = self._impl.parse(clipped, self.batch_size)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 from .trees import Tree
 
@@ -67,11 +67,11 @@ def compile_tree(tree: Tree) -> CompiledTree:
     return CompiledTree(tuple(productions), tuple(children), {p: tuple(v) for p, v in groups.items()})
 
 
-def _as_compiled(tree) -> CompiledTree:
+def _as_compiled(tree: "TreeLike") -> CompiledTree:
     return tree if isinstance(tree, CompiledTree) else compile_tree(tree)
 
 
-def sst_kernel(a, b, lam: float = DEFAULT_LAMBDA) -> float:
+def sst_kernel(a: "TreeLike", b: "TreeLike", lam: float = DEFAULT_LAMBDA) -> float:
     """K(a, b) for two trees (:class:`Tree` or :class:`CompiledTree`), decay ``lam`` in (0, 1]."""
     if not 0.0 < lam <= 1.0:
         raise ValueError(f"the decay lambda must be in (0, 1], got {lam}")
@@ -99,7 +99,7 @@ def sst_kernel(a, b, lam: float = DEFAULT_LAMBDA) -> float:
     return total
 
 
-def log_sst_kernel(a, b, lam: float = DEFAULT_LAMBDA) -> float:
+def log_sst_kernel(a: "TreeLike", b: "TreeLike", lam: float = DEFAULT_LAMBDA) -> float:
     """log K(a, b) computed in the log domain (``-inf`` when K = 0): the same dynamic program
     as :func:`sst_kernel`, for trees whose kernel overflows a float (a flat node with
     thousands of children has K ~ lam * (1 + lam) ** n)."""
@@ -124,7 +124,7 @@ def log_sst_kernel(a, b, lam: float = DEFAULT_LAMBDA) -> float:
     return top + math.log(sum(math.exp(t - top) for t in terms))
 
 
-def normalized_kernel(a, b, lam: float = DEFAULT_LAMBDA, *, self_a: Optional[float] = None,
+def normalized_kernel(a: "TreeLike", b: "TreeLike", lam: float = DEFAULT_LAMBDA, *, self_a: Optional[float] = None,
                       self_b: Optional[float] = None) -> float:
     """K(a, b) / sqrt(K(a, a) K(b, b)) in [0, 1]. Pass precomputed self-kernels to avoid
     recomputing them. A tree with no internal node (a bare leaf) has self-kernel 0: two such
@@ -145,3 +145,7 @@ def normalized_kernel(a, b, lam: float = DEFAULT_LAMBDA, *, self_a: Optional[flo
         log_bb = log_sst_kernel(b, b, lam) if math.isinf(kbb) else math.log(kbb)
         return min(1.0, math.exp(log_ab - 0.5 * (log_aa + log_bb)))
     return min(1.0, kab / math.sqrt(product))
+
+
+#: a tree as given or already compiled
+TreeLike = Union[Tree, CompiledTree]

@@ -22,8 +22,16 @@ from __future__ import annotations
 from ..discourse import REPRESENTATIONS
 from .combine import WEIGHTS_FILE, PairwiseModel, asiya_normalize, fit_pairwise, shipped_model
 from .config import INPUT_FORMATS, NORMALIZATIONS, VARIANTS, DiscoTKConfig
-from .members import (ABSENT_MEMBERS, EXTRA_MEMBERS, PARTY_MEMBERS, DependencyItems, dependency_overlap, hwcm,
-                      meteor_similarity, ter_similarity)
+from .members import (
+                      ABSENT_MEMBERS,
+                      EXTRA_MEMBERS,
+                      PARTY_MEMBERS,
+                      DependencyItems,
+                      dependency_overlap,
+                      hwcm,
+                      meteor_similarity,
+                      ter_similarity,
+)
 from .scorer import Analysis, DiscoTK, feature_names
 
 __all__ = ["ABSENT_MEMBERS", "EXTRA_MEMBERS", "INPUT_FORMATS", "NORMALIZATIONS", "PARTY_MEMBERS", "REPRESENTATIONS",

@@ -19,8 +19,17 @@ from ..core.tree_kernels import CompiledTree, compile_tree, normalized_kernel, s
 from ..discourse import REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, from_rst, looks_like_rst, representations
 from .combine import PairwiseModel, asiya_normalize, fit_pairwise, shipped_model, sigmoid, weights_key
 from .config import DiscoTKConfig
-from .members import (EXTRA_MEMBERS, PARTY_MEMBERS, DependencyItems, bleu_similarity, chrf_similarity,
-                      dependency_overlap, hwcm, meteor_similarity, ter_similarity)
+from .members import (
+    EXTRA_MEMBERS,
+    PARTY_MEMBERS,
+    DependencyItems,
+    bleu_similarity,
+    chrf_similarity,
+    dependency_overlap,
+    hwcm,
+    meteor_similarity,
+    ter_similarity,
+)
 
 #: below this many segments, per-test-set normalisation is flagged as unreliable
 TINY_CORPUS = 5

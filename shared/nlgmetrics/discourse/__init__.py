@@ -46,10 +46,9 @@ representations), :mod:`.drawing` (text drawings).
 from __future__ import annotations
 
 from .drawing import draw
-from .parser import (ATTRIBUTION_VERBS, COORDINATORS, SENTENCE_CONNECTIVES, SUBORDINATORS,
-                     HeuristicRSTParser)
-from .representations import DUMMY, LEXICAL_LAYERS, REPRESENTATIONS, representation, representations
+from .parser import ATTRIBUTION_VERBS, COORDINATORS, SENTENCE_CONNECTIVES, SUBORDINATORS, HeuristicRSTParser
 from .relations import COARSE_CLASSES, coarse_relation
+from .representations import DUMMY, LEXICAL_LAYERS, REPRESENTATIONS, representation, representations
 from .rst import from_rst, looks_like_rst, to_dis, to_rst
 from .tree import NUCLEUS, ROOT, SATELLITE, DiscourseTree, edu_words, is_word
 

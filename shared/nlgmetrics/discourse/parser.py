@@ -6,7 +6,6 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from ..core.linguistic import Analyzer, Parsed, get_analyzer
 from .tree import DiscourseTree, is_word
 
-
 #: advcl markers (and UD case-marked gerunds) -> relation; the clause is the satellite
 SUBORDINATORS: Dict[str, str] = {
     "because": "Explanation", "since": "Explanation", "as": "Explanation", "for": "Explanation",

@@ -63,7 +63,7 @@ def fitted_network(scorer: RoMe) -> ScorerNetwork:
 
         if not scorer.quiet:
             warnings.warn(f"RoMe: fitting the scorer network on this configuration's features "
-                          f"({FIT_PAIRS_PER_CLASS} + {FIT_PAIRS_PER_CLASS} pairs, once; cached at {path})")
+                          f"({FIT_PAIRS_PER_CLASS} + {FIT_PAIRS_PER_CLASS} pairs, once; cached at {path})", stacklevel=2)
         payload = fit_network(scorer, FIT_PAIRS_PER_CLASS, FIT_TEST_PAIRS_PER_CLASS)
         payload["fit_key"] = fit_key(scorer)
         path.parent.mkdir(parents=True, exist_ok=True)

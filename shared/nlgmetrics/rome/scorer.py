@@ -246,7 +246,7 @@ class RoMe(Scorer):
             cut += len(words) > max_words
             out.append(" ".join(words[:max_words]) if len(words) > max_words else t)
         if cut:
-            warnings.warn(f"{cut} text(s) longer than {max_words} words were cut to max_words={max_words}")
+            warnings.warn(f"{cut} text(s) longer than {max_words} words were cut to max_words={max_words}", stacklevel=2)
         return out
 
     def _pair(self, sh: _Sentence, sr: _Sentence, needs: set[str]) -> tuple[float, float, list[Any]]:

@@ -45,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             cached = {k: data[k] for k in data.files}
     def save() -> None:
         if args.cache:
-            np.savez(args.cache, **cached)
+            np.savez(args.cache, **cached)  # type: ignore[arg-type]
 
     for alignment in ALIGNMENTS:
         if f"emd_{alignment}" not in cached:

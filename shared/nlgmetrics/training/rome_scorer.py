@@ -225,7 +225,7 @@ def train_network(x: np.ndarray, y: np.ndarray, seed: int = SEED) -> MonotoneNet
         opt = torch.optim.Adam(net.parameters(), lr=LEARNING_RATE)
         xt, yt = torch.tensor(x, dtype=torch.float32), torch.tensor(y, dtype=torch.float32)
         loss_fn = torch.nn.BCEWithLogitsLoss()
-        for step in range(STEPS):
+        for _step in range(STEPS):
             opt.zero_grad()
             loss = loss_fn(net(xt), yt)
             loss.backward()
