@@ -10,7 +10,7 @@ import pytest
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
-@pytest.mark.parametrize("module", ["nlgmetrics", "nlgmetrics.sam", "nlgmetrics.rome"])
+@pytest.mark.parametrize("module", ["nlgmetrics", "nlgmetrics.sam", "nlgmetrics.rome.features", "nlgmetrics.core.config", "nlgmetrics.core.cache"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=FLAGS)
     assert result.attempted > 0 and result.failed == 0

@@ -47,7 +47,7 @@ def test_dry_run_succeeds_for_every_metric(hub):
 
 
 @pytest.mark.parametrize("name, options, example", [
-    ("texteval", {"model": "words"}, {"predictions": ["the cat sat", "cat the sat on"],
+    ("texteval", {"features": "words"}, {"predictions": ["the cat sat", "cat the sat on"],
                                      "references": [["the cat sat down", "a cat sat"]] * 2}),
     ("sam", {"base": "chrf"}, {"predictions": ["I feel so happy today"], "references": ["I feel so sad today"]}),
 ])

@@ -156,7 +156,8 @@ def test_free_text_settings_are_refused_and_choices_offered():
 def test_pool_checks_offered_values_and_options(toy):
     pool = ui.ScorerPool("toy")
     runtime = ui.Runtime("cuda", "bf16", False)
-    assert pool.options({"scale": 2.0, "unused": ""}, runtime) == {"scale": 2.0}  # "" = the option's default
+    # "" = the option's default; the page's device and dtype go to configurations that take them
+    assert pool.options({"scale": 2.0, "unused": ""}, runtime) == {"scale": 2.0, "device": "cuda", "dtype": "bf16"}
     pool.offered["scale"] = [1.0, 2.0]
     with pytest.raises(ValueError, match="not offered by this Space"):
         pool.options({"scale": 3.0}, runtime)

@@ -46,10 +46,10 @@ _KWARGS_DESCRIPTION = support.kwargs_description("discotk", configs=_CONFIGS, in
     >>> references = ["If it rains, we stay home.", "If it rains, we stay home."]
     >>> party = evaluate.load(nlgmetrics.metric_path("discotk"))  # variant "party"
     >>> [round(s, 3) for s in party.compute(predictions=predictions, references=references)["scores"]]
-    [0.975, 0.531]
+    [0.975, 0.525]
     >>> light = evaluate.load(nlgmetrics.metric_path("discotk"), "light")  # score a whole test set at once
     >>> [round(s, 3) for s in light.compute(predictions=predictions, references=references)["scores"]]
-    [1.0, 0.158]
+    [1.0, 0.17]
 """)
 
 

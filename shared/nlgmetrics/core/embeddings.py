@@ -34,7 +34,7 @@ class ContextualEncoder:
     def __init__(self, model: str = "minilm", *, device: Union[str, torch.device] = "auto",
                  dtype: Union[str, torch.dtype, None] = "fp32", batch_size: int = 32,
                  max_length: int = 512, layer: Optional[int] = None, pad_multiple: int = 8,
-                 quiet: bool = False, cache_entries: int = 4096, cache_bytes: int = 64 * 2**20) -> None:
+                 quiet: bool = False, cache_entries: int = 4096, cache_bytes: int = 8 * 2**20) -> None:
         from transformers import AutoModel, AutoTokenizer
 
         self.model_name = str(model)
