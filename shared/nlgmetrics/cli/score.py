@@ -160,8 +160,12 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise CLIError(str(err), code=1) from None
     finally:
         bar.close()
-    if result is not None:  # rank 0 (or a single process)
-        write_result(result, args.json)
+    try:
+        if result is not None:  # rank 0 (or a single process)
+            write_result(result, args.json)
+    finally:
+        if args.distributed:
+            distributed.shutdown_distributed()
     return 0
 
 

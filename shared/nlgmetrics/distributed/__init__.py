@@ -33,7 +33,7 @@ from nlgmetrics.distributed.records import (
     write_records,
 )
 
-__all__ = ["FORMAT", "MAX_SEGMENTS", "Chunk", "RecordsWriter", "gather_reduce", "init_distributed",
+__all__ = ["FORMAT", "MAX_SEGMENTS", "Chunk", "RecordsWriter", "gather_reduce", "init_distributed", "shutdown_distributed",
            "parse_shard", "rank_and_world", "read_records", "record_line", "record_options", "records_header",
            "reduce_files", "safe_option", "score_chunks", "score_distributed", "score_shard", "shard_ids",
            "shard_size", "write_records"]
@@ -94,6 +94,16 @@ def init_distributed() -> bool:
         torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", 0)))
     dist.init_process_group(backend=backend)
     return True
+
+
+def shutdown_distributed() -> None:
+    """Wait for every rank, then tear the default process group down (a rank that exits while
+    gloo still holds its threads aborts with "terminate called without an active exception")."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()
 
 
 def rank_and_world(group: Any = None) -> Tuple[int, int]:
