@@ -342,7 +342,7 @@ def test_batch_errors_name_the_row_and_line(browser, served, tmp_path):
     _upload(page, path)
     page.click("#batch-run")
     page.wait_for_selector("#batch-message .nlgm-error")
-    assert "row 2 (line 2 of broken.jsonl) is not valid JSON" in page.inner_text("#batch-message")
+    assert "broken.jsonl, line 2: not valid JSON" in page.inner_text("#batch-message")
     page.close()
 
 
