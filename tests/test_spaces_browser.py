@@ -98,12 +98,6 @@ OVERFLOW_JS = """(ids) => {
 
 
 @pytest.fixture(scope="module")
-def tiny_m2m100(tmp_path_factory) -> str:
-    tiny_models = pytest.importorskip("tiny_models")
-    return tiny_models.build_tiny_m2m100(tmp_path_factory.mktemp("tiny-m2m100"))
-
-
-@pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
