@@ -23,10 +23,13 @@ _CITATION = """\
 _DESCRIPTION = """\
 SAM shrinks any hypothesis-reference metric score C_hr by the sentiment distance of the words
 the two texts do not share: p = |S_h - S_r| / 2, where S_h and S_r are the |s|-weighted means of
-the prior polarities s of the unmatched lemma#pos items, and SAM = C_hr * (1 - p). The base
-metric is sentence BLEU, chrF, METEOR (default), BERTScore, or scores you pass in. The score keeps
-the base metric's scale (BLEU/chrF 0-100, METEOR/BERTScore 0-1). The default lexicon is derived
-from SentiWordNet 3.0 (CC BY-SA 3.0); a SentiWords 1.1 file can be passed as lexicon="path".
+the prior polarities s of the unmatched words (METEOR-style alignment by default, the paper's
+lemma#pos matching with matching="lemma"), and SAM = C_hr * (1 - p). The base metric is sentence
+BLEU, chrF, METEOR (default), BERTScore, or scores you pass in (any scale: base_range). The score
+keeps the base metric's scale (BLEU/chrF 0-100, METEOR/BERTScore 0-1). The default lexicon,
+sentivader, joins VADER's emotion and social-media valences (MIT) to a SentiWordNet 3.0 prior
+(CC BY-SA 3.0); lexicon="sentiwordnet" is the paper-like prior, and a SentiWords 1.1 file can be
+passed as lexicon="path".
 """
 
 _CONFIGS = {
@@ -54,7 +57,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description("sam", configs=_CONFIGS, inputs
     >>> out = sam.compute(predictions=["What is this amount of anger, I don't understand!"],
     ...                   references=["What is this amount of happiness, I don't understand!"])
     >>> round(out["score"], 4)
-    0.5025
+    0.3056
     >>> given = evaluate.load(nlgmetrics.metric_path("sam"), "given")  # your own base scores
     >>> out = given.compute(predictions=["What is this amount of anger, I don't understand!"],
     ...                     references=["What is this amount of happiness, I don't understand!"],
