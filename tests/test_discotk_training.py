@@ -82,3 +82,15 @@ def test_chain_layer_has_no_tuned_weights_and_combines_uniformly():
     assert scorer.weights_name == "uniform" and scorer.model is None
     with pytest.raises(ValueError, match="no shipped tuned weights"):
         DiscoTK(lexical_layer="chain", members="asiya", weights="tuned", quiet=True)
+
+
+def test_default_party_scores_one_segment_as_in_a_corpus():
+    scorer = DiscoTK(quiet=True)  # party, asiya+extra, shipped tuned weights
+    preds = ["The cat sat on the mat.", "A dog barked loudly at night.", "Completely unrelated words."]
+    refs = ["The cat sat on the mat.", "The dog barked loudly all night.", "The cat sat on the mat."]
+    together = scorer.score(preds, refs).scores
+    alone = [scorer.score([p], [r]).scores[0] for p, r in zip(preds, refs)]
+    assert alone == pytest.approx(together, abs=1e-6)
+    assert together[0] > together[1] > together[2]
+    model = scorer.model
+    assert together[0] == pytest.approx(1 / (1 + np.exp(-(sum(model.weights) + model.bias))), abs=2e-3)
