@@ -20,3 +20,22 @@ def shared_data() -> Path:
     if not path.is_dir():
         pytest.skip("../shared/data is not beside the checkout")
     return path
+
+
+@pytest.fixture(scope="session")
+def tiny_m2m100(tmp_path_factory) -> str:
+    """One tiny random M2M-100 (tests/tiny_models.py defaults) for the whole run; tests must
+    not write into its directory."""
+    tiny_models = pytest.importorskip("tiny_models")
+    return tiny_models.build_tiny_m2m100(tmp_path_factory.mktemp("tiny-m2m100"))
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Tiny models run faster on one thread (and much faster on a shared, loaded CPU)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import torch
 
-from tiny_models import build_tiny_m2m100
 
 from nlgmetrics.core.models import ModelUnavailableError
 from nlgmetrics.core.seq2seq import Seq2SeqLM
@@ -38,17 +37,13 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*generation limit:UserWarning",
 
 
 @pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """Tiny models run faster on one thread (and much faster on a shared, loaded CPU)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+def one_thread(one_torch_thread):
+    return None
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> str:
-    return build_tiny_m2m100(tmp_path_factory.mktemp("tiny-m2m100"))
+def tiny(tiny_m2m100) -> str:
+    return tiny_m2m100
 
 
 def make(tiny: str, **options) -> DATScore:

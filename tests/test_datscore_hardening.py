@@ -20,7 +20,6 @@ from nlgmetrics.datscore import (
     DATScoreConfig,
     direction_weights,
 )
-from tiny_models import build_tiny_m2m100
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = {"beam_size": 2, "max_new_tokens": 6, "device": "cpu", "quiet": True}
@@ -33,16 +32,13 @@ REFERENCES = ["The cat sat on the mat.", "It rains.", "The government announced 
 
 
 @pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+def one_thread(one_torch_thread):
+    return None
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> str:
-    return build_tiny_m2m100(tmp_path_factory.mktemp("tiny-m2m100-hardening"))
+def tiny(tiny_m2m100) -> str:
+    return tiny_m2m100
 
 
 def test_translation_at_the_generation_limit_warns(tiny):

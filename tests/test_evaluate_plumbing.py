@@ -12,9 +12,8 @@ NAMES = sorted(nlgmetrics.REGISTRY)
 
 
 @pytest.fixture(scope="module")
-def tiny_m2m(tmp_path_factory):
-    tiny_models = pytest.importorskip("tiny_models")
-    return tiny_models.build_tiny_m2m100(tmp_path_factory.mktemp("tiny-m2m100"))
+def tiny_m2m(tiny_m2m100):
+    return tiny_m2m100
 
 
 def options_for(name, tiny_m2m_path=None):

@@ -40,11 +40,7 @@ def _rss_mib() -> float:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", METRICS)
-def test_rss_growth_is_bounded(name, tmp_path_factory, request):
-    if name == "rome":
-        # known, open (issue 17): with fresh texts every call RoMe-lite grows ~0.1 MiB/call beyond
-        # its bounded caches (grammar head and F_EMD paths); not yet located
-        request.applymarker(pytest.mark.xfail(reason="RoMe-lite grows beyond its bounded caches", strict=False))
+def test_rss_growth_is_bounded(name, tmp_path_factory):
     scorer = get_scorer(name, tmp_path_factory)
     if "batch_size" in type(scorer).Config.names():
         # one segment per call: a batch of one row (the fixed-shape plan pads to batch_size)

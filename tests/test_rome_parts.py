@@ -332,3 +332,27 @@ def test_scorer_training_pairs_and_network_are_reproducible():
     y = (x[:, 2] > 0.5).astype(np.float32)
     a, b = train_network(x, y), train_network(x, y)
     assert all(np.array_equal(p.detach().numpy(), q.detach().numpy()) for p, q in zip(a.parameters(), b.parameters()))
+
+
+def test_make_resident_copies_weights_and_keeps_ties():
+    """Memory-mapped checkpoint weights are copied into process memory once (the RoMe-lite
+    memory growth of issue 17 was the mmapped embedding table paging in per new token id);
+    values, tied parameters and distinct same-shaped parameters are preserved."""
+    import torch
+
+    from nlgmetrics.core.embeddings import make_resident
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 4))
+    model[1].weight = model[0].weight  # tied
+    before = [p.detach().clone() for p in model.parameters()]
+    old_ptrs = {p.data_ptr() for p in model.parameters()}
+    make_resident(model)
+    after = list(model.parameters())
+    assert all(torch.equal(a, b) for a, b in zip(before, after))
+    assert not old_ptrs & {p.data_ptr() for p in after}
+    assert model[1].weight is model[0].weight or model[1].weight.data_ptr() == model[0].weight.data_ptr()
+    assert model[0].bias.data_ptr() != model[1].bias.data_ptr()
+    ptrs = [p.data_ptr() for p in model.parameters()]
+    make_resident(model)  # idempotent: no second copy
+    assert ptrs == [p.data_ptr() for p in model.parameters()]

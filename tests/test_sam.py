@@ -42,9 +42,10 @@ def test_table1_formula_with_the_papers_mismatches():
     assert round(adjust(0.85, p), 2) == 0.20
 
 
-def test_table1_end_to_end_with_injected_lexicon():
-    result = given(lexicon=TABLE1_LEXICON).score([EX3_HYP, EX4_HYP], [EX3_REF, EX4_REF],
-                                                 base_scores=[0.92, 0.85])
+@pytest.mark.parametrize("matching", ["lemma", "meteor"])  # the paper's lemma#pos matching, and the default
+def test_table1_end_to_end_with_injected_lexicon(matching):
+    result = given(lexicon=TABLE1_LEXICON, matching=matching).score(
+        [EX3_HYP, EX4_HYP], [EX3_REF, EX4_REF], base_scores=[0.92, 0.85])
     ex3, ex4 = result.details
     assert (ex3["s_h"], ex3["s_r"], ex3["p"]) == (0.0, -1.0, 0.5)
     assert result.scores[0] == pytest.approx(0.46, abs=1e-12)
@@ -141,7 +142,8 @@ def test_mismatches_are_a_multiset():
 def test_meteor_matching_uses_stems_and_wordnet_synonyms():
     lex = {"glad#a": 0.5, "happy#a": 0.7}
     hyp, ref = "I am glad", "I am happy"
-    assert given(lexicon=lex).score([hyp], [ref], base_scores=[1.0]).details[0]["p"] == pytest.approx(0.1)
+    lemma = given(lexicon=lex, matching="lemma").score([hyp], [ref], base_scores=[1.0])
+    assert lemma.details[0]["p"] == pytest.approx(0.1)
     meteor = given(lexicon=lex, matching="meteor").score([hyp], [ref], base_scores=[1.0])
     assert meteor.details[0]["p"] == 0.0 and meteor.details[0]["mismatches"]["hypothesis"] == []
     hyp_items, ref_items = items_of("he forgives us", {}), items_of("he forgave us", {})
@@ -163,8 +165,9 @@ def test_lexical_bases_keep_their_scale(base, fn):
     for h, r, score, rec in zip(hyps, refs, result.scores, result.details):
         assert rec["base"] == pytest.approx(fn(h, r))
         assert score == pytest.approx(rec["base"] * (1 - rec["p"]))
-    assert result.details[0]["p"] > 0.3  # anger vs happiness under the embedded lexicon
-    assert f"base:{base}" in result.signature and "lex:swn3prior@" in result.signature
+    assert result.details[0]["p"] == pytest.approx(0.6625)  # anger vs happiness, default sentivader
+    assert f"base:{base}" in result.signature and "lex:swn3vader@" in result.signature
+    assert "|match:meteor|" in result.signature  # always shown: the default changed in 0.2
 
 
 def test_bertscore_lite_base():

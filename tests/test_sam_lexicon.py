@@ -7,6 +7,7 @@ import gzip
 import pytest
 
 from nlgmetrics.core.resources import data_path
+from nlgmetrics.sam import SAM
 from nlgmetrics.sentiment import load_lexicon, parse_sentiwords
 from nlgmetrics.training import sam_lexicon
 
@@ -56,8 +57,14 @@ def test_mapping_and_missing_file():
         load_lexicon("/nonexistent/SentiWords_1.1.txt")
 
 
-def test_default_lexicon_values():
-    lex = load_lexicon()
+def test_default_lexicon_is_sentivader():
+    assert load_lexicon().name == load_lexicon("sentivader").name == load_lexicon("default").name
+    assert SAM(base="given", quiet=True).config.lexicon == "sentivader"
+    assert SAM(base="given", quiet=True).config.matching == "meteor"
+
+
+def test_sentiwordnet_lexicon_values():
+    lex = load_lexicon("sentiwordnet")
     assert len(lex) > 30_000 and lex.name.startswith("swn3prior@")
     assert lex.get("happiness#n") > 0.5 and lex.get("anger#n") < 0
     assert lex.get("happy#a") > 0.5 > lex.get("sad#a") + 1

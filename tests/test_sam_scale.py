@@ -4,7 +4,9 @@ their scale are refused with an error naming base_range."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given as hgiven, settings, strategies as st
+from hypothesis import given as hgiven
+from hypothesis import settings
+from hypothesis import strategies as st
 
 import nlgmetrics
 from nlgmetrics.sam import SAM, SAMConfig, adjust

@@ -114,9 +114,8 @@ def test_torchrun_two_processes_equal_single_process(toy_registered, tmp_path, a
 
 
 @pytest.fixture(scope="module")
-def tiny_m2m(tmp_path_factory):
-    tiny_models = pytest.importorskip("tiny_models")
-    return tiny_models.build_tiny_m2m100(tmp_path_factory.mktemp("tiny-m2m100"))
+def tiny_m2m(tiny_m2m100):
+    return tiny_m2m100
 
 
 SRCS = ["le chat est assis", "un chien aboie fort", "il pleut", "les marchés ont chuté",

@@ -87,12 +87,13 @@ def test_read_jsonl_and_json(tmp_path):
     ("a.csv", "prediction\nx\n", "needs references"),
     ("a.csv", "prediction,reference\n", "no rows"),
     ("a.csv", "prediction,reference\nx,y\nz\n", r"row 2 \(line 3 of a.csv\) has no 'reference' value"),
-    # a broken line 2 is reported as row 2, line 2 (not line 1)
+    # a broken line 2 is reported as line 2 (not line 1)
     ("a.jsonl", "{\"prediction\": \"x\", \"reference\": \"y\"}\n{\"prediction\": \"x\"\n",
-     r"row 2 \(line 2 of a.jsonl\) is not valid JSON"),
+     r"a.jsonl, line 2: not valid JSON"),
     ("a.jsonl", "{\"prediction\": \"x\", \"reference\": \"y\"}\n\n{\"reference\": \"y\"}\n",
      r"row 2 \(line 3 of a.jsonl\) has no 'prediction' value"),
-    ("a.jsonl", "[1, 2]\n", r"row 1 \(line 1 of a.jsonl\) must be a JSON object"),
+    ("a.jsonl", "[1, 2]\n", r"a.jsonl, line 1: expected a JSON object"),
+    ("a.json", "{\"prediction\": \"x\"}", r"a.json: a .json file must hold a list of objects"),
     ("a.txt", "x", "upload a .csv"),
 ])
 def test_read_batch_errors_name_the_row_and_line(tmp_path, name, text, expected):
@@ -105,7 +106,7 @@ def test_read_batch_row_limit_and_encoding(tmp_path):
         ui.read_batch(_write(tmp_path / "a.csv", "prediction,reference\n" + "x,y\n" * 3), SINGLE, max_rows=2)
     bad = tmp_path / "b.csv"
     bad.write_bytes(b"prediction,reference\n\xff,y\n")
-    with pytest.raises(ValueError, match="not UTF-8"):
+    with pytest.raises(ValueError, match=r"b.csv, line 2: not valid UTF-8"):
         ui.read_batch(str(bad), SINGLE)
 
 

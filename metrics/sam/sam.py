@@ -1,6 +1,7 @@
 """SAM (sentiment-aware adjustment) as a Hugging Face evaluate metric; the scoring lives in
 nlgmetrics.sam."""
 import evaluate
+
 from nlgmetrics import evaluate_support as support
 
 _CITATION = """\

@@ -196,9 +196,10 @@ def _read_json_list(path: PathLike, label: Optional[str]) -> List[Row]:
     return [(i + 1, row) for i, row in enumerate(rows)]
 
 
-def iter_csv(path: PathLike, delimiter: str = ",", label: Optional[str] = None) -> Iterator[Row]:
+def iter_csv(path: PathLike, delimiter: str = ",", label: Optional[str] = None, missing: Optional[str] = "") -> Iterator[Row]:
     """``(line number, {column: text})`` per row of a CSV/TSV file with a header line.
-    A row with more cells than the header is an error; missing cells are empty strings."""
+    A row with more cells than the header is an error; missing cells are ``missing`` (an
+    empty string, or ``None`` for callers that report short rows themselves)."""
     name = _name(path, label)
     reader = csv.reader((line + "\n" for line in iter_lines(path, label)), delimiter=delimiter)
     try:
@@ -215,7 +216,7 @@ def iter_csv(path: PathLike, delimiter: str = ",", label: Optional[str] = None) 
                 continue
             if len(cells) > len(header):
                 raise InputFileError(f"{name}, line {lineno}: {len(cells)} cells but the header has {len(header)}")
-            yield lineno, {h: (cells[i] if i < len(cells) else "") for i, h in enumerate(header)}
+            yield lineno, {h: (cells[i] if i < len(cells) else missing) for i, h in enumerate(header)}
     except csv.Error as err:
         raise InputFileError(f"{name}, line {reader.line_num}: not valid CSV ({err})") from None
 

@@ -63,8 +63,9 @@ class SAMConfig(MetricConfig):
         DEFAULT_LEXICON, "prior-polarity lexicon: " + ", ".join(f"`{n}`" for n in LEXICONS)
         + ", a SentiWords 1.1 file path, or a `{lemma#pos: score}` mapping (signature: its name and digest)",
         short="lex")
-    matching: str = option("lemma", "`lemma`: lemma#pos items as multisets; `meteor`: METEOR's exact/stem/"
-                           "synonym alignment of the words", choices=MATCHING, short="match")
+    matching: str = option("meteor", "`meteor`: METEOR's exact/stem/synonym alignment of the words; `lemma`: "
+                           "lemma#pos items as multisets (the paper's); always in the signature (the default changed in 0.2)",
+                           choices=MATCHING, short="match", signature="always")
     multiword: bool = option(False, "join 2-4 adjacent words that form a multiword lexicon entry "
                              "(`ice_cream#n`) into one item", short="mwe")
     base_range: Optional[Tuple[float, float]] = option(
@@ -126,7 +127,7 @@ def adjust(base: float, p: float, low: float = 0.0) -> float:
 
 # -- matching ---------------------------------------------------------------------------------
 def match_items(hyp: Sequence[Item], ref: Sequence[Item],
-                matching: str = "lemma") -> Tuple[List[Item], List[Item]]:
+                matching: str = "meteor") -> Tuple[List[Item], List[Item]]:
     """The unmatched hypothesis and reference items (multisets, one-to-one matching).
 
     ``lemma``: equal ``lemma#pos`` keys, left to right. ``meteor``: METEOR's staged alignment

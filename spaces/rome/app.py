@@ -12,7 +12,7 @@ import numpy as np
 from nlgmetrics import space as ui
 from nlgmetrics.core.embeddings import normalize_rows
 from nlgmetrics.examples import example
-from nlgmetrics.rome import PROFILES, RoMe, preprocess, relative_position_gap
+from nlgmetrics.rome import RoMe, preprocess, relative_position_gap
 
 _DEMO = example("rome").inputs
 EXAMPLES = [
@@ -104,8 +104,7 @@ SPEC = ui.SpaceSpec(
 def build_demo(scorer_factory: Optional[ui.Factory] = None, options: Optional[Mapping[str, Any]] = None,
                preload: bool = True) -> gr.Blocks:
     """The RoMe Space (not launched); see :func:`nlgmetrics.space.build_space`."""
-    initial = {"profile": ui.default_profile(list(PROFILES)), **dict(options or {})}
-    return ui.build_space(SPEC, scorer_factory, initial, preload)
+    return ui.build_space(SPEC, scorer_factory, options, preload)
 
 
 if __name__ == "__main__":

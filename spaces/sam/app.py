@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 import gradio as gr
 
 from nlgmetrics import space as ui
-from nlgmetrics.sam import BASE_SCALES, BASES, PROFILES
+from nlgmetrics.sam import BASE_SCALES, BASES
 
 #: the paper's examples 1-4 (Section 2)
 EXAMPLES = [
@@ -139,8 +139,7 @@ SPEC = ui.SpaceSpec(
 def build_demo(scorer_factory: Optional[ui.Factory] = None, options: Optional[Mapping[str, Any]] = None,
                preload: bool = True) -> gr.Blocks:
     """The SAM Space (not launched); see :func:`nlgmetrics.space.build_space`."""
-    initial = {"profile": ui.default_profile(list(PROFILES)), **dict(options or {})}
-    return ui.build_space(SPEC, scorer_factory, initial, preload)
+    return ui.build_space(SPEC, scorer_factory, options, preload)
 
 
 if __name__ == "__main__":

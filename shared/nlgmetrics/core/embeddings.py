@@ -45,6 +45,7 @@ class ContextualEncoder:
                                          lite_hint="profile='lite' / model='minilm'")
         self.model = load_pretrained(AutoModel, location, what="encoder", device=self.device,
                                      dtype=self.dtype, lite_hint="profile='lite' / model='minilm'")
+        make_resident(self.model)
         limit = getattr(self.tokenizer, "model_max_length", max_length) or max_length
         self.max_length = int(min(max_length, limit if limit < 1e6 else max_length))
         if batch_size < 1 or pad_multiple < 1:
@@ -158,6 +159,27 @@ class ContextualEncoder:
             v = hidden.mean(axis=0) if len(hidden) else np.zeros(self.dim, dtype=np.float32)
             rows.append(v / max(float(np.linalg.norm(v)), 1e-12))
         return np.asarray(rows, dtype=np.float32).reshape(len(rows), self.dim)
+
+
+def make_resident(model: torch.nn.Module) -> torch.nn.Module:
+    """Copy a CPU model's memory-mapped weights into process memory, once (shared weights stay
+    shared). A checkpoint loaded from safetensors is memory-mapped: each new token id then
+    pages in more of the embedding table, so resident memory grows with the vocabulary seen
+    (up to the table's size, ~47 MiB for MiniLM) and looks like a leak to a long-running
+    process. Made resident at load, the memory is paid once, up front."""
+    if getattr(model, "_nlgmetrics_resident", False):
+        return model
+    copies: Dict[Tuple[int, Tuple[int, ...], Tuple[int, ...]], torch.Tensor] = {}
+    with torch.no_grad():
+        for tensor in list(model.parameters()) + list(model.buffers()):
+            if tensor.device.type != "cpu" or not tensor.numel():
+                continue
+            key = (tensor.data_ptr(), tuple(tensor.shape), tuple(tensor.stride()))
+            if key not in copies:
+                copies[key] = tensor.data.clone()
+            tensor.data = copies[key]
+    model._nlgmetrics_resident = True  # type: ignore[assignment]
+    return model
 
 
 def normalize_rows(m: np.ndarray) -> np.ndarray:

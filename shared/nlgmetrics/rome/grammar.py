@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.embeddings import make_resident
 from ..core.models import (
     fixed_shape_batches,
     lite_encoder_path,
@@ -143,6 +144,7 @@ class TunedGrammarHead:
         self.model.load_deltas(state)
         self.model.eval()
         self.model.to(device=self.device, dtype=self.dtype)
+        make_resident(self.model)
         self.tokenizer = self.model.tokenizer
         self.batch_size = batch_size
         self.max_length = max_length
@@ -171,6 +173,7 @@ class CoLAClassifier:
         self.tokenizer = load_pretrained(AutoTokenizer, model, what="CoLA classifier tokenizer", lite_hint=hint)
         self.model = load_pretrained(AutoModelForSequenceClassification, model, what="CoLA classifier",
                                      device=self.device, dtype=self.dtype, lite_hint=hint)
+        make_resident(self.model)
         self.label = self._acceptable_label() if label is None else int(label)
         self.batch_size = batch_size
         self.max_length = max_length

@@ -4,13 +4,13 @@ in the user's terms), and the downloadable score files (CSV with spreadsheet-for
 escaped, and the full result as JSON)."""
 from __future__ import annotations
 
-import csv
 import json
 import re
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
+from nlgmetrics import files
 from nlgmetrics.core.result import MetricResult
 
 #: lines accepted on the example tab; more go through the batch tab
@@ -19,8 +19,6 @@ MAX_EXAMPLE_LINES = 64
 MAX_BATCH_ROWS = 5000
 #: separator of several references on one line (multi-reference metrics)
 REFERENCE_SEPARATOR = "|||"
-#: first characters that make a spreadsheet read a cell as a formula (OWASP CSV injection)
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _lines(text: Optional[str]) -> List[str]:
@@ -85,32 +83,36 @@ def _pick(keys: Sequence[str], field_name: str) -> Optional[str]:
 
 
 def read_batch(path: str, cls: Any, max_rows: int = MAX_BATCH_ROWS) -> Dict[str, Any]:
-    """Scorer inputs from an uploaded file.
+    """Scorer inputs from an uploaded file (read by :mod:`nlgmetrics.files`, as the CLI does).
 
     CSV/TSV (with a header): a ``prediction`` column, ``reference`` (several columns
     ``reference_1``, ``reference_2`` ... for multi-reference metrics) and ``source``.
     JSONL (one object a line) or JSON (a list of objects): the same keys; a reference may be a
     list of strings. ``hypothesis``/``hyp``, ``ref`` and ``src`` are accepted as names too.
-    Errors name the row (1 = the first data row) and the line of the file.
+    Errors name the file by its own name (never the server's path), the row (1 = the first
+    data row) and the line of the file.
     """
     name = Path(path).name
     suffix = Path(path).suffix.lower()
-    try:
-        if suffix in (".csv", ".tsv"):
-            return _read_csv(path, cls, max_rows, "\t" if suffix == ".tsv" else ",")
-        if suffix in (".jsonl", ".json", ".ndjson"):
-            return _read_json(path, cls, max_rows)
-    except UnicodeDecodeError as err:
-        raise ValueError(f"cannot read {name}: it is not UTF-8 text (byte {err.start})") from None
+    if suffix in (".csv", ".tsv"):
+        rows = _rows(files.iter_csv(path, "\t" if suffix == ".tsv" else ",", label=name, missing=None), name, max_rows)
+        return _read_csv(rows, cls, name)
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return _read_json(_rows(files.iter_rows(path, label=name), name, max_rows), cls)
     raise ValueError(f"cannot read {name}: upload a .csv, .tsv, .jsonl or .json file")
 
 
-def _too_many(n: int, max_rows: int) -> None:
-    if n == 0:
-        raise ValueError("the file holds no rows")
-    if n > max_rows:
-        raise ValueError(f"the file holds {n} rows; this Space scores at most {max_rows} at once "
-                         "(use the Python package or the CLI for more)")
+def _rows(rows: Iterator[files.Row], name: str, max_rows: int) -> List[Tuple[str, Dict[str, Any]]]:
+    """``(where, row)`` in the user's terms, at most ``max_rows`` (the file read lazily)."""
+    out: List[Tuple[str, Dict[str, Any]]] = []
+    for lineno, row in rows:
+        if len(out) == max_rows:
+            raise ValueError(f"{name} holds more than {max_rows} rows; this Space scores at most {max_rows} at once "
+                             "(use the Python package or the CLI for more)")
+        out.append((f"row {len(out) + 1} (line {lineno} of {name})", row))
+    if not out:
+        raise ValueError(f"{name} holds no rows")
+    return out
 
 
 def _cell(row: Mapping[str, Any], column: str, where: str) -> str:
@@ -120,18 +122,11 @@ def _cell(row: Mapping[str, Any], column: str, where: str) -> str:
     return str(value)
 
 
-def _read_csv(path: str, cls: Any, max_rows: int, delimiter: str) -> Dict[str, Any]:
-    name = Path(path).name
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        reader = csv.DictReader(fh, delimiter=delimiter)
-        columns = list(reader.fieldnames or [])
-        rows: List[Tuple[str, Dict[str, Any]]] = []
-        for row in reader:
-            rows.append((f"row {len(rows) + 1} (line {reader.line_num} of {name})", row))
+def _read_csv(rows: List[Tuple[str, Dict[str, Any]]], cls: Any, name: str) -> Dict[str, Any]:
+    columns = list(rows[0][1])
     pred_col = _pick(columns, "predictions")
     if pred_col is None:
-        raise ValueError(f"the file has no 'prediction' column (columns found: {', '.join(columns) or 'none'})")
-    _too_many(len(rows), max_rows)
+        raise ValueError(f"{name} has no 'prediction' column (columns found: {', '.join(columns) or 'none'})")
     ref_cols = [c for c in columns if _REF_COLUMN.match(c.strip().lower())]
     src_col = _pick(columns, "sources")
     out: Dict[str, Any] = {"predictions": [_cell(r, pred_col, w) for w, r in rows], "references": None,
@@ -150,36 +145,7 @@ def _read_csv(path: str, cls: Any, max_rows: int, delimiter: str) -> Dict[str, A
     return _check_required(out, cls, columns)
 
 
-def _json_rows(path: str) -> List[Tuple[str, Any]]:
-    """(where, object) per row; a syntax error names the file's line."""
-    name = Path(path).name
-    text = Path(path).read_text(encoding="utf-8-sig")
-    if Path(path).suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"cannot read {name}: {err.msg} at line {err.lineno}") from None
-        if not isinstance(data, list):
-            raise ValueError(f"{name} must hold a list of objects")
-        return [(f"row {k + 1} of {name}", row) for k, row in enumerate(data)]
-    rows: List[Tuple[str, Any]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        where = f"row {len(rows) + 1} (line {number} of {name})"
-        try:
-            rows.append((where, json.loads(line)))
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{where} is not valid JSON: {err.msg}") from None
-    return rows
-
-
-def _read_json(path: str, cls: Any, max_rows: int) -> Dict[str, Any]:
-    rows = _json_rows(path)
-    for where, row in rows:
-        if not isinstance(row, dict):
-            raise ValueError(f"{where} must be a JSON object such as {{\"prediction\": ..., \"reference\": ...}}")
-    _too_many(len(rows), max_rows)
+def _read_json(rows: List[Tuple[str, Dict[str, Any]]], cls: Any) -> Dict[str, Any]:
     keys = list(dict.fromkeys(k for _, r in rows for k in r))
     out: Dict[str, Any] = {"predictions": None, "references": None, "sources": None}
     for field_name in out:
@@ -210,12 +176,8 @@ def _check_required(out: Dict[str, Any], cls: Any, names: Sequence[str]) -> Dict
     return out
 
 
-def escape_cell(value: Any) -> Any:
-    """A text cell that a spreadsheet would run as a formula (``= + - @``, tab, CR first) gets a
-    leading apostrophe; numbers stay numbers."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    return value
+#: a text cell that a spreadsheet would run as a formula gets a leading apostrophe
+escape_cell = files.csv_safe
 
 
 def _flat(details: Mapping[str, Any]) -> Dict[str, Any]:
@@ -246,13 +208,8 @@ def write_batch(result: MetricResult, inputs: Mapping[str, Any], directory: Opti
         details = result.details[i] if i < len(result.details) else {}
         row = {"id": i, "prediction": pred, "score": score}
         row.update({k: v for k, v in _flat(details).items() if k not in ("id", "score")})
-        rows.append({escape_cell(k): escape_cell(v) for k, v in row.items()})
-    columns = list(dict.fromkeys(k for r in rows for k in r))
-    csv_path = out_dir / f"{result.metric}_scores.csv"
-    with open(csv_path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows(rows)
+        rows.append(row)
+    csv_path = files.write_csv(out_dir / f"{result.metric}_scores.csv", rows)
     json_path = out_dir / f"{result.metric}_result.json"
     json_path.write_text(result.to_json(indent=1), encoding="utf-8")
     return [str(csv_path), str(json_path)]

@@ -32,7 +32,7 @@ from .report import (
     score_html,
     warnings_html,
 )
-from .runtime import Runtime, detect_runtime, on_gpu
+from .runtime import Runtime, default_profile, detect_runtime, on_gpu
 from .settings import DEFAULT, Factory, ScorerPool, Setting, build_settings, setting_choices
 
 #: the gradio version the Spaces are written for (their README's ``sdk_version``)
@@ -121,6 +121,8 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
     cls = pool.cls
     runtime = detect_runtime(spec.gpu_dtypes)
     initial = dict(options or {})
+    if "profile" in cls.Config.names() and "profile" not in initial:
+        initial["profile"] = default_profile(list(cls.Config.spec("profile").choices or ()))
     anchors = AnchorScores()
     labels = {"predictions": "Predictions (one segment per line)",
               "references": "References (one per line, aligned with the predictions)",
