@@ -11,8 +11,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nlgmetrics.discotk import (PARTY_MEMBERS, REPRESENTATIONS, DiscoTK, PairwiseModel, asiya_normalize,
-                                dependency_overlap, fit_pairwise, hwcm, shipped_model)
+from nlgmetrics.discotk import (
+    EXTRA_MEMBERS,
+    PARTY_MEMBERS,
+    REPRESENTATIONS,
+    DiscoTK,
+    PairwiseModel,
+    asiya_normalize,
+    dependency_overlap,
+    fit_pairwise,
+    hwcm,
+    shipped_model,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 REF = "If it rains tomorrow, we will stay at home because the roads are dangerous."
@@ -29,7 +39,7 @@ def light():
 
 @pytest.fixture(scope="module")
 def party_uniform():
-    return DiscoTK(variant="party", weights="uniform", quiet=True)
+    return DiscoTK(variant="party", members="asiya", weights="uniform", quiet=True)
 
 
 def test_asiya_normalisation_rule():
@@ -94,17 +104,18 @@ def test_hwcm_and_overlap_hand_cases():
 
 
 def test_tuned_party_uses_shipped_weights():
-    model = shipped_model("party")
-    assert model.features == REPRESENTATIONS + PARTY_MEMBERS
-    assert all(math.isfinite(w) for w in model.weights)
-    scorer = DiscoTK(quiet=True)  # party, tuned
+    assert shipped_model("party").features == REPRESENTATIONS + PARTY_MEMBERS
+    model = shipped_model("party", "flat", "asiya+extra")
+    assert model.features == REPRESENTATIONS + PARTY_MEMBERS + EXTRA_MEMBERS
+    assert all(math.isfinite(w) and w >= 0 for w in model.weights)
+    scorer = DiscoTK(quiet=True)  # party, members asiya+extra, tuned
     result = scorer.score(HYPS, [REF] * len(HYPS))
     raw = np.array([[d["features"][f] for f in model.features] for d in result.details]) @ \
         np.array(model.weights) + model.bias
     assert result.scores == pytest.approx((1 / (1 + np.exp(-raw))).tolist())
     assert all(0 < s < 1 for s in result.scores)
     assert result.scores[0] > result.scores[3]
-    assert "weights:tuned" in result.signature
+    assert "weights:tuned" in result.signature and "members:asiya+extra" in result.signature
 
 
 def test_fit_pairwise_recovers_a_known_ranking():

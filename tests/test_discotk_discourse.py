@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from nlgmetrics.discourse import (REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, draw, edu_words,
-                                  from_rst, looks_like_rst, representation, representations, to_rst)
+from nlgmetrics.discourse import (
+    REPRESENTATIONS,
+    DiscourseTree,
+    HeuristicRSTParser,
+    draw,
+    edu_words,
+    from_rst,
+    looks_like_rst,
+    representation,
+    representations,
+    to_rst,
+)
 
 EXAMPLE = "(Attribution[S][N] _!Ann said!_ (Enablement[N][S] _!we left!_ _!to win.!_))"
 

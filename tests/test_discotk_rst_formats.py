@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nlgmetrics.discotk import DiscoTK
-from nlgmetrics.discourse import (COARSE_CLASSES, DiscourseTree, coarse_relation, from_rst, looks_like_rst, to_dis,
-                                  to_rst)
+from nlgmetrics.discourse import COARSE_CLASSES, DiscourseTree, coarse_relation, from_rst, looks_like_rst, to_dis, to_rst
 
 #: a hand-written file in RST-DT's format (as in wsj_*.out.dis: fine relation names with
 #: -e / -n / -s suffixes, a multinuclear List, Same-Unit, <P> paragraph marks)

@@ -5,9 +5,11 @@ its reference by subset-tree kernels over five tree representations, then combin
   ``dr-lex1.1``, ``dr-lex1.2``), each normalised per test set by Asiya's rule, averaged.
 - **party**: light's five plus the members of Asiya's ULC that have a resource here (TER,
   METEOR with WordNet synonyms, head-word-chain matching over categories and relations,
-  dependency overlap), combined uniformly (per-test-set normalised) or with weights learned
-  by pairwise logistic regression on human better/worse pairs (segment score
-  ``sigmoid(w . f + b)`` on the raw features).
+  dependency overlap) and, with ``members="asiya+extra"`` (the default), chrF, sentence BLEU
+  and MiniLM BERTScore; combined uniformly (per-test-set normalised) or with non-negative
+  weights learned by pairwise logistic regression on same-source human better/worse pairs
+  (segment score ``sigmoid(w . f + b)`` on the raw features; the shipped weights come from
+  :mod:`nlgmetrics.training.discotk_weights`).
 
 Per-segment records carry the raw features, so per-test-set normalisation (corpus level)
 happens in the reduction and sharded records reduce to the same result. Discourse trees come

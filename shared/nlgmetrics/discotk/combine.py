@@ -68,10 +68,12 @@ class PairwiseModel:
         return cls(tuple(named), tuple(named.values()), float(data.get("bias", 0.0)))
 
 
-def fit_pairwise(better: np.ndarray, worse: np.ndarray, names: Sequence[str], *, c: float = 1.0
-                 ) -> PairwiseModel:
+def fit_pairwise(better: np.ndarray, worse: np.ndarray, names: Sequence[str], *, c: float = 1.0,
+                 nonnegative: bool = False) -> PairwiseModel:
     """Pairwise logistic regression (L2, strength ``1 / c``) on feature differences of human
-    (better, worse) pairs, in standardised feature space; returns raw-space weights."""
+    (better, worse) pairs, in standardised feature space; returns raw-space weights. With
+    ``nonnegative`` every weight is kept >= 0 (all DiscoTK features are similarities: a higher
+    value never means a worse output, so a negative weight can only fit noise)."""
     from scipy.optimize import minimize
 
     better, worse = np.asarray(better, dtype=float), np.asarray(worse, dtype=float)
@@ -92,17 +94,23 @@ def fit_pairwise(better: np.ndarray, worse: np.ndarray, names: Sequence[str], *,
         grad = -(diff.T @ sigmoid(-margin)) + w / c
         return value, grad
 
-    solution = minimize(loss, np.zeros(len(names)), jac=True, method="L-BFGS-B")
+    bounds = [(0.0, None)] * len(names) if nonnegative else None
+    solution = minimize(loss, np.zeros(len(names)), jac=True, method="L-BFGS-B", bounds=bounds)
     w = solution.x / std
     accuracy = float(((better - worse) @ w > 0).mean())
     return PairwiseModel(tuple(names), tuple(float(x) for x in w), float(-(w @ mean)),
-                         {"pairs": int(len(better)), "c": c, "train_pair_accuracy": round(accuracy, 4)})
+                         {"pairs": int(len(better)), "c": c, "nonnegative": nonnegative, "train_pair_accuracy": round(accuracy, 4)})
 
 
 def weights_key(variant: str, lexical_layer: str = "flat", members: str = "asiya") -> str:
     """The entry of the weights file for a configuration."""
     key = variant if lexical_layer == "flat" else f"{variant}/{lexical_layer}"
     return key if members == "asiya" else f"{key}+{members}"
+
+
+def has_shipped(variant: str, lexical_layer: str = "flat", members: str = "asiya") -> bool:
+    """Whether the package ships tuned weights for this configuration."""
+    return weights_key(variant, lexical_layer, members) in json.loads(data_path(WEIGHTS_FILE).read_text())
 
 
 def shipped_model(variant: str, lexical_layer: str = "flat", members: str = "asiya") -> PairwiseModel:

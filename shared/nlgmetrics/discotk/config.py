@@ -24,12 +24,14 @@ class DiscoTKConfig(MetricConfig):
     variant: str = option("party", "light: the five discourse kernels; party: the kernels plus the ULC members",
                           choices=VARIANTS, short="variant", signature="always")
     weights: Optional[Union[str, Mapping[str, float]]] = option(
-        None, "combination: None (uniform for light, shipped tuned weights for party), 'uniform', 'tuned', "
+        None, "combination: None (uniform for light; for party the shipped tuned weights, uniform for "
+              "lexical_layer='chain', which has none), 'uniform', 'tuned', "
               "a weights JSON path, or a mapping {feature: weight, 'bias': b} of finite numbers",
         short="weights")
-    members: str = option("asiya", "party's members beside the kernels: asiya (TER, METEOR, HWCM, dependency "
-                          "overlap) or asiya+extra (adds chrF, sentence BLEU and sentence BERTScore F1 with the "
-                          "embedded MiniLM)", choices=MEMBER_SETS, short="members")
+    members: str = option("asiya+extra", "party's members beside the kernels: asiya (TER, METEOR, HWCM, "
+                          "dependency overlap) or asiya+extra (adds chrF, sentence BLEU and sentence BERTScore F1 "
+                          "with the embedded MiniLM; the default: it wins in cross-validation on the training "
+                          "split)", choices=MEMBER_SETS, short="members")
     decay: float = option(DEFAULT_LAMBDA, "the subset-tree kernel's decay lambda", low=0.0, high=1.0,
                           low_open=True, short="lambda", signature="always")
     normalization: str = option("per-test-set", "uniform combinations: Asiya's per-test-set s/max rule, or none",

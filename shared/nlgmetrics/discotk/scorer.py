@@ -17,7 +17,7 @@ from ..core.progress import progress
 from ..core.result import MetricResult
 from ..core.tree_kernels import CompiledTree, compile_tree, normalized_kernel, sst_kernel
 from ..discourse import REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, from_rst, looks_like_rst, representations
-from .combine import PairwiseModel, asiya_normalize, fit_pairwise, shipped_model, sigmoid, weights_key
+from .combine import PairwiseModel, asiya_normalize, fit_pairwise, has_shipped, shipped_model, sigmoid, weights_key
 from .config import DiscoTKConfig
 from .members import (
     EXTRA_MEMBERS,
@@ -26,6 +26,7 @@ from .members import (
     bleu_similarity,
     chrf_similarity,
     dependency_overlap,
+    has_word,
     hwcm,
     meteor_similarity,
     ter_similarity,
@@ -87,8 +88,9 @@ class DiscoTK(Scorer):
     def _resolve_weights(self) -> Tuple[str, Optional[PairwiseModel]]:
         cfg = self.config
         weights = cfg.weights
-        if weights is None:
-            weights = "uniform" if cfg.variant == "light" else "tuned"
+        if weights is None:  # party: the shipped tuned weights where they exist (flat lexical layer)
+            tuned = cfg.variant == "party" and has_shipped(cfg.variant, cfg.lexical_layer, cfg.members)
+            weights = "tuned" if tuned else "uniform"
         if weights == "uniform":
             return "uniform", None
         if weights == "tuned":
@@ -196,7 +198,7 @@ class DiscoTK(Scorer):
                 feats: Dict[str, float] = rec["features"]
                 feats["chrf"] = chrf_similarity(h, r)
                 feats["bleu"] = bleu_similarity(h, r)
-                feats["bertscore"] = 1.0 if not h.strip() and not r.strip() else float(f)
+                feats["bertscore"] = 1.0 if not has_word(h) and not has_word(r) else float(f)
         return records
 
     def reduce_records(self, records: List[Record]) -> MetricResult:
@@ -235,6 +237,8 @@ class DiscoTK(Scorer):
         out: Dict[str, Any] = {}
         if cfg.weights is None or isinstance(cfg.weights, str) or self.weights_name == "fitted":
             out["weights"] = self.weights_name
+        if cfg.variant == "party":
+            out["members"] = cfg.members
         if self.model is None:
             out["norm"] = cfg.normalization
         out["parser"] = "heuristic" if cfg.input_format != "rst" else "external-rst"
