@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .core.base import Scorer
     from .core.result import MetricResult
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 #: metric name -> (module, class)
 REGISTRY: Dict[str, Tuple[str, str]] = {

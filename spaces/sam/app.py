@@ -30,8 +30,9 @@ SUMMARY = ("Lowers a translation metric's score (METEOR, BLEU, chrF, BERTScore) 
            "reference differ in sentiment.")
 INTRO = """SAM adjusts a sentence-level metric C_hr (METEOR, BLEU, chrF or BERTScore) by the sentiment
 of the words the hypothesis and the reference **do not** share: each side's unmatched words get
-their prior polarity from a lexicon (SentiWordNet 3.0 here), S_h and S_r are their |s|-weighted
-means, p = |S_h − S_r| / 2 and **SAM = C_hr · (1 − p)**. Unmatched words are coloured
+their prior polarity from a lexicon (here `sentivader`: VADER's lexicon combined with the
+SentiWordNet 3.0 prior; `sentiwordnet`, the paper-like prior, is an option), S_h and S_r are
+their |s|-weighted means, p = |S_h − S_r| / 2 and **SAM = C_hr · (1 − p)**. Unmatched words are coloured
 <span style="background:#c7e9c0">positive</span>, <span style="background:#fcbba1">negative</span>
 or <span style="text-decoration:underline dotted">without polarity</span>. The `paper` profile
 uses roberta-large for BERTScore (from the Hub); `lite` uses all-MiniLM-L6-v2 and runs offline.
@@ -133,7 +134,7 @@ SPEC = ui.SpaceSpec(
     metric="sam", title="SAM: sentiment-aware adjustment of MT metrics", summary=SUMMARY, intro=INTRO,
     settings=SETTINGS, visuals=lambda: [gr.HTML(elem_id="sam-words")], explain=explain,
     examples=EXAMPLES, note=note, reading=reading, warnings=warnings,
-    english_only="SAM's sentiment lexicon (SentiWordNet) and tagger")
+    english_only="SAM's sentiment lexicon (VADER + SentiWordNet) and tagger")
 
 
 def build_demo(scorer_factory: Optional[ui.Factory] = None, options: Optional[Mapping[str, Any]] = None,
