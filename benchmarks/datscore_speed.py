@@ -310,6 +310,8 @@ def main() -> None:
             extra[other] = {**old[other], "command": old[other].get("command", old.get("command")),
                             "created": old[other].get("created", old.get("created")),
                             "torch_threads": old[other].get("torch_threads", old["machine"]["torch_threads"])}
+            notes.append(f"The {CASE_LABELS[other]} table is from an earlier run: `{extra[other]['command']}` "
+                         f"({extra[other]['created']}); this run: the {CASE_LABELS[args.case]} case only.")
     for case in results:
         extra[case].update(command=" ".join(["datscore_speed.py"] + sys.argv[1:]),
                            created=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()))
