@@ -230,24 +230,24 @@ def plot(cells: Dict[Tuple[str, int], Dict[str, Any]], sizes: List[int], path: P
 
     fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(12, 5))
     for i, (name, family, _, _) in enumerate(CONFIGS):
-        style = dict(color=f"C{i % 10}", marker="o" if family == "ours" else "s",
+        style = dict(color=plt.get_cmap("tab20")(i % 20), marker="o" if family == "ours" else "s",
                      linestyle="-" if family == "ours" else "--")
         xs = [n for n in sizes if (name, n) in cells]
         meas = [n for n in xs if not cells[name, n]["extrapolated"]]
-        ax_t.plot(meas, [cells[name, n]["wall_s"] for n in meas], label=name, **style)
+        ax_t.plot(meas, [cells[name, n]["cpu_s"] for n in meas], label=name, **style)
         extra = [n for n in xs if cells[name, n]["extrapolated"]]
         if extra:
             tail = ([max(meas)] if meas else []) + extra
-            ax_t.plot(tail, [cells[name, n]["wall_s"] for n in tail], color=style["color"], linestyle=":",
+            ax_t.plot(tail, [cells[name, n]["cpu_s"] for n in tail], color=style["color"], linestyle=":",
                       marker="x")
         ax_m.plot(meas, [cells[name, n]["peak_rss_mb"] for n in meas], label=name, **style)
-    for ax, label in ((ax_t, "wall seconds (scoring, loads excluded)"), (ax_m, "peak RSS MiB (models included)")):
+    for ax, label in ((ax_t, "CPU seconds (scoring, loads excluded)"), (ax_m, "peak RSS MiB (models included)")):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("segments")
         ax.set_ylabel(label)
         ax.grid(True, which="both", alpha=0.3)
-    ax_t.set_title("time (dotted x: extrapolated)")
+    ax_t.set_title("CPU time (dotted x: extrapolated)")
     ax_m.set_title("peak memory")
     ax_m.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.suptitle("nlgmetrics (solid, circles) and peers (dashed, squares); WMT21 de-en pairs, CPU")
