@@ -59,7 +59,16 @@ def timer() -> Iterator[Dict[str, float]]:
 
 
 def peak_rss_mb() -> float:
-    """Peak resident memory of this process so far (MiB)."""
+    """Peak resident memory of this process so far (MiB): VmHWM, its own address space's high
+    water mark. Not ru_maxrss where /proc is there: Linux keeps that across exec, so a child
+    process (multiprocessing spawn, subprocess) would report at least its parent's peak."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 

@@ -26,10 +26,12 @@ A random model's translations are random token strings, so generation is capped 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing as mp
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Dict, List, Sequence
 
@@ -38,7 +40,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from common import peak_rss_mb, read_jsonl, table, timer, write_results  # noqa: E402
+from common import RESULTS, peak_rss_mb, read_jsonl, table, timer, write_results  # noqa: E402
 
 SOURCE_LANG, TARGET_LANG = "de", "en"
 
@@ -172,7 +174,9 @@ def _child(kind: str, model_dir: str, corpus: Dict[str, Any], args: argparse.Nam
     import torch
 
     torch.set_num_threads(args.threads)
-    queue.put((run_naive if kind == "naive" else run_fast)(model_dir, corpus, args))
+    out = (run_naive if kind == "naive" else run_fast)(model_dir, corpus, args)
+    out["torch_threads"] = torch.get_num_threads()  # what the run really used
+    queue.put(out)
 
 
 def in_fresh_process(kind: str, model_dir: str, corpus: Dict[str, Any], args: argparse.Namespace) -> Dict[str, Any]:
@@ -188,6 +192,7 @@ def in_fresh_process(kind: str, model_dir: str, corpus: Dict[str, Any], args: ar
 
 
 CASES = {"multi": (8, 32, 1), "single": (1, 12, 3)}  # systems, sources, default rounds
+CASE_LABELS = {"multi": "multi-system", "single": "single system"}
 
 
 def run_case(label: str, n_systems: int, n_sources: int, repeats: int, args: argparse.Namespace) -> Dict[str, Any]:
@@ -250,7 +255,8 @@ def run_case(label: str, n_systems: int, n_sources: int, repeats: int, args: arg
             "scoring_speedup": median["score"], "ratios": ratios, "max_direction_diff": dir_diff,
             "max_score_diff": score_diff, "identical_translations": same_translations, "segments": n,
             "distinct_hypotheses": n_unique, "rounds": repeats, "signature": fast["signature"],
-            "direction_weights": fast["weights"]}
+            "direction_weights": fast["weights"],
+            "torch_threads": sorted({r[i]["torch_threads"] for r in rounds for i in (0, 1)})}
 
 
 def main() -> None:
@@ -275,7 +281,7 @@ def main() -> None:
     for case in cases:
         systems, sources, rounds = CASES[case]
         sources = args.multi_sources if case == "multi" else sources
-        results[case] = run_case("multi-system" if case == "multi" else "single system", systems, sources,
+        results[case] = run_case(CASE_LABELS[case], systems, sources,
                                  args.repeats or rounds, args)
     notes = [
         "Straightforward: translations for every segment (every system's copy of a source or reference "
@@ -286,13 +292,30 @@ def main() -> None:
         "decoder batches bucketed by padded width (batch-independent scores). Its translation time is measured "
         "by running the translation step that score() starts with on its own first; score() then finds the "
         "translations in its cache (the total is the same work as one score() call).",
-        "Each implementation ran in a fresh spawned process; peak RSS is that process's ru_maxrss. The machine's "
+        "Each implementation ran in a fresh spawned process; peak RSS is that process's own high-water mark (VmHWM). The machine's "
         "2 cores are shared with other jobs, so absolute seconds vary between runs and rounds; ratios are taken "
-        "within a round. One torch thread per process (torch_threads in machine): on a loaded 2-core machine, "
+        f"within a round. {args.threads} torch thread(s) per process (torch_threads: measured in the children): "
+        "on a loaded 2-core machine, "
         "2 OpenMP threads ran about 10x slower (spinning barriers).",
     ]
-    write_results("datscore_speed", [r["table"] for r in results.values()], notes,
-                  extra={case: {k: v for k, v in r.items() if k != "table"} for case, r in results.items()})
+    extra: Dict[str, Any] = {case: {k: v for k, v in r.items() if k != "table"} for case, r in results.items()}
+    tables = [r["table"] for r in results.values()]
+    previous = RESULTS / "datscore_speed.json"
+    if args.case != "both" and previous.exists():  # one case rerun: the other as it was, with its command
+        old = json.loads(previous.read_text())
+        other = "single" if args.case == "multi" else "multi"
+        if other in old:
+            kept = [t for t in old["tables"] if t["title"].startswith(f"DATScore {CASE_LABELS[other]}")]
+            tables = kept + tables if other == "multi" else tables + kept
+            extra[other] = {**old[other], "command": old[other].get("command", old.get("command")),
+                            "created": old[other].get("created", old.get("created")),
+                            "torch_threads": old[other].get("torch_threads", old["machine"]["torch_threads"])}
+            notes.append(f"The {CASE_LABELS[other]} table is from an earlier run: `{extra[other]['command']}` "
+                         f"({extra[other]['created']}); this run: the {CASE_LABELS[args.case]} case only.")
+    for case in results:
+        extra[case].update(command=" ".join(["datscore_speed.py"] + sys.argv[1:]),
+                           created=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()))
+    write_results("datscore_speed", tables, notes, extra=extra)
     for case, r in results.items():
         if r["max_direction_diff"] > 1e-5 or r["max_score_diff"] > 1e-5:
             sys.exit(f"{case}: scores differ: {r['max_direction_diff']:.2e} / {r['max_score_diff']:.2e}")

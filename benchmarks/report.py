@@ -15,7 +15,7 @@ from pathlib import Path
 from common import RESULTS, ROOT, markdown_table
 
 START, END = "<!-- results:start -->", "<!-- results:end -->"
-ORDER = ["datscore", "rome", "discotk", "texteval", "sam"]
+ORDER = ["peers", "datscore", "rome", "discotk", "texteval", "sam"]
 
 
 def _key(path: Path) -> tuple:
@@ -41,6 +41,9 @@ def render(results_dir: Path = RESULTS) -> str:
         parts.append("")
         for t in payload.get("tables", []):
             parts.append(markdown_table(t))
+            parts.append("")
+        if payload.get("plot"):  # a figure beside the results file, shown under its tables
+            parts.append(f"![{payload['benchmark']}](benchmarks/results/{payload['plot']})")
             parts.append("")
         for note in payload.get("notes", []):
             parts.append(f"- {note}")

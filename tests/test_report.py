@@ -22,3 +22,12 @@ def test_every_result_file_is_rendered():
         assert f"### {payload['benchmark']}" in proc.stdout
         for table in payload["tables"]:
             assert table["title"] in proc.stdout
+
+
+def test_plots_are_shown_and_committed():
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "report.py"), "--print"],
+                          capture_output=True, text=True, check=True)
+    plots = [json.loads(p.read_text()).get("plot") for p in (ROOT / "benchmarks" / "results").glob("*.json")]
+    for plot in filter(None, plots):
+        assert (ROOT / "benchmarks" / "results" / plot).stat().st_size > 1000
+        assert f"](benchmarks/results/{plot})" in proc.stdout

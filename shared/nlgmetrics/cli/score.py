@@ -5,6 +5,7 @@ other ranks (``--distributed``) or into the reduction."""
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional
@@ -14,8 +15,28 @@ from tqdm.auto import tqdm
 from nlgmetrics import distributed, files
 from nlgmetrics.cli.common import CLIError, as_number, config_from_args, load_scorer, scorer_class, write_result
 from nlgmetrics.core.base import Record
+from nlgmetrics.core.cache import LRUCache
 
 DEFAULT_CHUNK = 512
+#: while streaming, each cache of the scorer keeps at most this many chunks' worth of entries
+CACHE_CHUNKS = 4
+
+
+def bound_caches(entries: int) -> int:
+    """Cap every cache in this process (the scorer's and the shared analyzers' and encoders',
+    some made lazily on first use) at ``entries`` entries, so what the caches keep while streaming
+    depends on the chunk size, not on the corpus size (their byte estimates undercount parsed
+    trees several-fold). Scores do not change: a cache returns what it computes, whatever it
+    evicts. Returns the number of caches capped now."""
+    capped = 0
+    # type(), not isinstance(): isinstance reads __class__, which warns on deprecated torch objects
+    for cache in [o for o in gc.get_objects() if issubclass(type(o), LRUCache)]:
+        if cache.max_entries > entries:
+            cache.max_entries = entries
+            with cache._lock:  # noqa: SLF001  (apply the new bound now, not at the next insertion)
+                cache._evict()  # noqa: SLF001
+            capped += 1
+    return capped
 
 
 @dataclass
@@ -109,10 +130,16 @@ def check_inputs(cls: Any, args: argparse.Namespace) -> InputFiles:
     return InputFiles(args.predictions, refs, args.sources, extras, n, cls.multi_reference)
 
 
-def _with_progress(chunks: Iterator[distributed.Chunk], bar: Any) -> Iterator[distributed.Chunk]:
+def _with_progress(chunks: Iterator[distributed.Chunk], bar: Any,
+                   cache_entries: int = 0) -> Iterator[distributed.Chunk]:
+    """The chunks, advancing ``bar`` as each one is done; with ``cache_entries``, the caches are
+    capped before the first two chunks (some are made lazily, during the first) and every 16th
+    after that (a scan of the process's objects costs ~0.2 s)."""
     pending = 0
-    for chunk in chunks:
+    for i, chunk in enumerate(chunks):
         bar.update(pending)
+        if cache_entries and (i < 2 or i % 16 == 0):
+            bound_caches(cache_entries)
         pending = len(chunk[1])
         yield chunk
     bar.update(pending)
@@ -136,7 +163,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     bar = tqdm(total=inputs.n, desc=args.metric, unit="seg", file=sys.stderr, disable=True if args.quiet else None,
                dynamic_ncols=True, leave=False)
     try:
-        chunks = _with_progress(inputs.chunks(args.chunk_size), bar)
+        cache_entries = CACHE_CHUNKS * args.chunk_size * (1 + len(inputs.references) + bool(inputs.sources))
+        chunks = _with_progress(inputs.chunks(args.chunk_size), bar, cache_entries)
         if args.records:
             header = distributed.records_header(args.metric, distributed.record_options(config), scorer,
                                                 n_segments=inputs.n, shard=shard)
@@ -186,5 +214,6 @@ def add_score_arguments(p: argparse.ArgumentParser, cls: Optional[Any]) -> None:
     p.add_argument("--distributed", action="store_true",
                    help="data-parallel over torch.distributed ranks (launch with torchrun)")
     p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK, metavar="N",
-                   help=f"score N segments at a time, so memory stays flat in the corpus size "
-                        f"(default {DEFAULT_CHUNK}; 0: all at once)")
+                   help=f"score N segments at a time, so memory stays flat in the corpus size: the metric's "
+                        f"caches keep at most {CACHE_CHUNKS} chunks' worth of texts (default {DEFAULT_CHUNK}; "
+                        f"0: all at once, caches as configured)")
