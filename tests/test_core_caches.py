@@ -67,3 +67,21 @@ def test_lexical_word_caches_are_bounded_lru():
     assert lexical.wordnet_synonyms("automobile") is lexical.SYNONYMS.get("automobile")
     assert lexical.sentence_meteor("the automobile ran", "the car runs") > lexical.sentence_meteor(
         "the boat ran", "the car runs")
+
+
+def test_resize_evicts_the_least_recent_now_and_live_caches_lists_each_cache():
+    from nlgmetrics.core.cache import live_caches
+
+    cache = LRUCache(max_entries=5)
+    for k in "abcde":
+        cache[k] = k
+    assert cache.get("a") == "a"  # "b" is now the least recent
+    cache.resize(max_entries=2)
+    assert cache.keys() == ["e", "a"] and cache.max_entries == 2
+    with pytest.raises(ValueError, match="max_entries >= 1"):
+        cache.resize(max_entries=0)
+    assert any(c is cache for c in live_caches())
+    ident = id(cache)
+    del cache
+    gc.collect()
+    assert all(id(c) != ident for c in live_caches())  # a dead cache is not kept alive

@@ -5,7 +5,6 @@ other ranks (``--distributed``) or into the reduction."""
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional
@@ -15,7 +14,7 @@ from tqdm.auto import tqdm
 from nlgmetrics import distributed, files
 from nlgmetrics.cli.common import CLIError, as_number, config_from_args, load_scorer, scorer_class, write_result
 from nlgmetrics.core.base import Record
-from nlgmetrics.core.cache import LRUCache
+from nlgmetrics.core.cache import live_caches
 
 DEFAULT_CHUNK = 512
 #: while streaming, each cache of the scorer keeps at most this many chunks' worth of entries
@@ -29,12 +28,9 @@ def bound_caches(entries: int) -> int:
     trees several-fold). Scores do not change: a cache returns what it computes, whatever it
     evicts. Returns the number of caches capped now."""
     capped = 0
-    # type(), not isinstance(): isinstance reads __class__, which warns on deprecated torch objects
-    for cache in [o for o in gc.get_objects() if issubclass(type(o), LRUCache)]:
+    for cache in live_caches():
         if cache.max_entries > entries:
-            cache.max_entries = entries
-            with cache._lock:  # noqa: SLF001  (apply the new bound now, not at the next insertion)
-                cache._evict()  # noqa: SLF001
+            cache.resize(max_entries=entries)
             capped += 1
     return capped
 
@@ -133,12 +129,11 @@ def check_inputs(cls: Any, args: argparse.Namespace) -> InputFiles:
 def _with_progress(chunks: Iterator[distributed.Chunk], bar: Any,
                    cache_entries: int = 0) -> Iterator[distributed.Chunk]:
     """The chunks, advancing ``bar`` as each one is done; with ``cache_entries``, the caches are
-    capped before the first two chunks (some are made lazily, during the first) and every 16th
-    after that (a scan of the process's objects costs ~0.2 s)."""
+    capped before every chunk (some are made lazily, during a chunk)."""
     pending = 0
-    for i, chunk in enumerate(chunks):
+    for chunk in chunks:
         bar.update(pending)
-        if cache_entries and (i < 2 or i % 16 == 0):
+        if cache_entries:
             bound_caches(cache_entries)
         pending = len(chunk[1])
         yield chunk

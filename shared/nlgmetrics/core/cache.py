@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 from typing import Any, Callable, Dict, Generic, Hashable, Iterable, List, Optional, Tuple, TypeVar
 
@@ -41,6 +42,12 @@ def _size(value: Any, depth: int) -> int:
     return size
 
 
+def live_caches() -> List["LRUCache[Any, Any]"]:
+    """Every :class:`LRUCache` alive in this process (the scorers', and the shared analyzers'
+    and encoders', some made lazily on first use)."""
+    return list(_LIVE)
+
+
 class LRUCache(Generic[K, V]):
     """A mapping that keeps at most ``max_entries`` items and about ``max_bytes`` of them,
     evicting the least recently used. ``sizeof`` estimates an item's bytes."""
@@ -57,6 +64,7 @@ class LRUCache(Generic[K, V]):
         self._lock = threading.RLock()
         self.hits = 0
         self.misses = 0
+        _LIVE.add(self)
 
     def __len__(self) -> int:
         return len(self._data)
@@ -93,6 +101,15 @@ class LRUCache(Generic[K, V]):
             self._data[key] = (value, size)
             self._bytes += size
             self._evict()
+
+    def resize(self, max_entries: Optional[int] = None) -> None:
+        """A new entry bound, applied now (the least recently used go first)."""
+        if max_entries is not None:
+            if max_entries < 1:
+                raise ValueError(f"a cache needs max_entries >= 1, got {max_entries}")
+            with self._lock:
+                self.max_entries = int(max_entries)
+                self._evict()
 
     def _evict(self) -> None:
         while len(self._data) > self.max_entries or (
@@ -136,3 +153,6 @@ class LRUCache(Generic[K, V]):
         with self._lock:
             self._data.clear()
             self._bytes = 0
+
+
+_LIVE: "weakref.WeakSet[LRUCache[Any, Any]]" = weakref.WeakSet()
