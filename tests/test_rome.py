@@ -61,12 +61,14 @@ def test_passive_rewrite_of_equal_length_keeps_f_emd_close_to_active(rome):
 
 
 def test_thresholded_alignment_keeps_moved_words():
+    assert nlgmetrics.load("rome", profile="lite", component="emd", quiet=True).config.alignment == "thresholded"
     thresholded = nlgmetrics.load("rome", profile="lite", component="emd", alignment="thresholded",
                                   return_alignment=True, device="cpu", quiet=True)
     detail = thresholded.score(["the novel was praised by critics"], ["the critics have praised the novel"]).details[0]
     aligned = {(h, r) for _, _, h, r in detail["alignment"]}
     assert ("novel", "novel") in aligned and ("praised", "praised") in aligned
-    spec = nlgmetrics.load("rome", profile="lite", component="emd", return_alignment=True, device="cpu", quiet=True)
+    spec = nlgmetrics.load("rome", profile="lite", component="emd", alignment="argmax", return_alignment=True,
+                           device="cpu", quiet=True)
     detail = spec.score(["the novel was praised by critics"], ["the critics have praised the novel"]).details[0]
     assert ("novel", "novel") not in {(h, r) for _, _, h, r in detail["alignment"]}
 
