@@ -7,9 +7,10 @@ import math
 import warnings
 from pathlib import Path
 
-import nlgmetrics
 import numpy as np
 import pytest
+
+import nlgmetrics
 from nlgmetrics.core.models import ModelUnavailableError
 from nlgmetrics.rome import RoMe, preprocess
 
