@@ -211,6 +211,27 @@ def test_lite_grammar_head_reproduces_its_cola_accuracy(rome, shared_data):
     assert accuracy == pytest.approx(reported, abs=0.004)
 
 
+def test_lite_grammar_head_beats_the_majority_baseline_out_of_domain(rome, shared_data):
+    """Issue 13: the shipped head is better than always answering the majority class on CoLA's
+    out-of-domain dev split (accuracy above the majority share, positive MCC, AUC above 0.5)."""
+    import gzip
+    import json
+
+    from nlgmetrics.training.rome_grammar import auc, mcc
+
+    if not (shared_data / "cola_public.jsonl.gz").exists():
+        pytest.skip("CoLA is not in ../shared/data")
+    with gzip.open(shared_data / "cola_public.jsonl.gz", "rt") as fh:
+        rows = [json.loads(line) for line in fh if '"out_of_domain_dev"' in line]
+    y = np.array([int(r["label"]) for r in rows])
+    probs = np.asarray(rome.f_grammar([r["sentence"] for r in rows]))
+    pred = (probs > 0.5).astype(int)
+    majority = max(y.mean(), 1 - y.mean())
+    assert float((pred == y).mean()) > majority
+    assert mcc(y, pred) > 0.2
+    assert auc(y, probs) > 0.65
+
+
 def test_evaluate_wrapper_matches_core(rome):
     import evaluate
 

@@ -26,9 +26,9 @@ import numpy as np
 import torch
 
 SEED = 0
-TUNED_LAYERS = 4  # top layers of the six that are trained (embeddings and the rest frozen)
-EPOCHS = 3
-LEARNING_RATE = 1e-4
+TUNED_LAYERS = 6  # top layers of the six that are trained (all six; the embeddings stay frozen)
+EPOCHS = 5
+LEARNING_RATE = 6e-5
 HEAD_LEARNING_RATE = 1e-3
 BATCH_SIZE = 32
 MAX_LENGTH = 64
