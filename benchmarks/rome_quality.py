@@ -21,7 +21,6 @@ import nlgmetrics
 from nlgmetrics.core.embeddings import bertscore
 from nlgmetrics.core.lexical import sentence_bleu, sentence_chrf
 from nlgmetrics.core.stats import spearman
-from nlgmetrics.rome import FEATURE_ORDER
 
 DATASETS = ("BAGEL", "SFHOT", "SFRES")
 ASPECTS = ("informativeness", "naturalness", "quality")
@@ -60,14 +59,6 @@ def main() -> None:
         "1 - F_TED": 1.0 - best_over(feats["f_ted"], groups, lower_is_better=True),
         "F_grammar": best_over(feats["f_grammar"], groups),
     }
-    # the same network over F_EMD with the alternative alignment rule (not a default)
-    thresholded = nlgmetrics.load("rome", profile="lite", component="emd", alignment="thresholded",
-                                  device="cpu", quiet=True)
-    f_emd_thr = thresholded.features(flat_h, flat_r)["f_emd"]
-    columns = {**feats, "f_emd": f_emd_thr}
-    rome_thr = rome.network(np.column_stack([columns[k] for k in FEATURE_ORDER]))
-    metrics["RoMe-lite, alignment=thresholded"] = best_over(rome_thr, groups)
-    metrics["F_EMD, alignment=thresholded"] = best_over(f_emd_thr, groups)
     with timer() as t:
         metrics["BERTScore-MiniLM F1"] = np.array(bertscore(hyps, refs, rome.encoder)["f1"])
     timings["BERTScore-MiniLM"] = t["seconds"]

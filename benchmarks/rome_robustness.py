@@ -13,12 +13,13 @@ import argparse
 import json
 from typing import Any
 
-import nlgmetrics
 import numpy as np
 import torch
 from common import table, timer, write_results
-from nlgmetrics.core.embeddings import bertscore
 from rome_robustness_cases import FAMILIES
+
+import nlgmetrics
+from nlgmetrics.core.embeddings import bertscore
 
 
 def share_right(better: np.ndarray, worse: np.ndarray, lower_is_better: bool = False) -> float:

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (one case per line: the three sentences side by side)
 """Hand-written cases for benchmarks/rome_robustness.py, one list per family of the RoMe paper's
 robustness analysis (section 4.7). Each case is (reference, better hypothesis, worse
 hypothesis): a metric ranks the case right when it scores the better hypothesis higher.

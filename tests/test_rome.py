@@ -7,9 +7,10 @@ import math
 import warnings
 from pathlib import Path
 
-import nlgmetrics
 import numpy as np
 import pytest
+
+import nlgmetrics
 from nlgmetrics.core.models import ModelUnavailableError
 from nlgmetrics.rome import RoMe, preprocess
 
@@ -61,12 +62,14 @@ def test_passive_rewrite_of_equal_length_keeps_f_emd_close_to_active(rome):
 
 
 def test_thresholded_alignment_keeps_moved_words():
+    assert nlgmetrics.load("rome", profile="lite", component="emd", quiet=True).config.alignment == "thresholded"
     thresholded = nlgmetrics.load("rome", profile="lite", component="emd", alignment="thresholded",
                                   return_alignment=True, device="cpu", quiet=True)
     detail = thresholded.score(["the novel was praised by critics"], ["the critics have praised the novel"]).details[0]
     aligned = {(h, r) for _, _, h, r in detail["alignment"]}
     assert ("novel", "novel") in aligned and ("praised", "praised") in aligned
-    spec = nlgmetrics.load("rome", profile="lite", component="emd", return_alignment=True, device="cpu", quiet=True)
+    spec = nlgmetrics.load("rome", profile="lite", component="emd", alignment="argmax", return_alignment=True,
+                           device="cpu", quiet=True)
     detail = spec.score(["the novel was praised by critics"], ["the critics have praised the novel"]).details[0]
     assert ("novel", "novel") not in {(h, r) for _, _, h, r in detail["alignment"]}
 
@@ -206,6 +209,27 @@ def test_lite_grammar_head_reproduces_its_cola_accuracy(rome, shared_data):
     with np.load(nlgmetrics.core.resources.data_path("rome_grammar_lite.npz")) as data:
         reported = json.loads(str(data["metrics"]))["out_of_domain_dev"]["accuracy"]
     assert accuracy == pytest.approx(reported, abs=0.004)
+
+
+def test_lite_grammar_head_beats_the_majority_baseline_out_of_domain(rome, shared_data):
+    """Issue 13: the shipped head is better than always answering the majority class on CoLA's
+    out-of-domain dev split (accuracy above the majority share, positive MCC, AUC above 0.5)."""
+    import gzip
+    import json
+
+    from nlgmetrics.training.rome_grammar import auc, mcc
+
+    if not (shared_data / "cola_public.jsonl.gz").exists():
+        pytest.skip("CoLA is not in ../shared/data")
+    with gzip.open(shared_data / "cola_public.jsonl.gz", "rt") as fh:
+        rows = [json.loads(line) for line in fh if '"out_of_domain_dev"' in line]
+    y = np.array([int(r["label"]) for r in rows])
+    probs = np.asarray(rome.f_grammar([r["sentence"] for r in rows]))
+    pred = (probs > 0.5).astype(int)
+    majority = max(y.mean(), 1 - y.mean())
+    assert float((pred == y).mean()) > majority
+    assert mcc(y, pred) > 0.2
+    assert auc(y, probs) > 0.65
 
 
 def test_evaluate_wrapper_matches_core(rome):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from nlgmetrics.core.linguistic import Parsed, Token
 from nlgmetrics.rome import (
     RoMeConfig,

@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+
 from nlgmetrics.core.resources import data_path
 from nlgmetrics.rome import FEATURE_ORDER, RoMe, ScorerNetwork
 

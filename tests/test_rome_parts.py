@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+
 from nlgmetrics.core.tree_edit import tree_edit_distance
 from nlgmetrics.core.trees import Tree
 from nlgmetrics.rome import (

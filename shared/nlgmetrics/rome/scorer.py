@@ -78,16 +78,19 @@ class RoMeConfig(MetricConfig):
     delta_ted: float = option(DELTA_TED, "F_TED node equality: two words match when their cosine is at "
                               "least this", low=-1.0, high=1.0, short="dted")
     gamma: float = option(GAMMA, "soft position penalty constant of F_EMD", low=0.0, high=100.0, short="gamma")
-    alignment: str = option("argmax", "F_EMD hard alignment: argmax (the specification) or thresholded "
-                            "(best free word above delta_emd)", choices=ALIGNMENT_RULES, short="align")
+    alignment: str = option("thresholded", "F_EMD hard alignment: argmax (the specification) or thresholded "
+                            "(best free word above delta_emd; the default, chosen on training pairs by "
+                            "training/rome_options.py)", choices=ALIGNMENT_RULES, short="align")
     ted_normalization: str = option("max", "F_TED normalization: max (larger tree, clipped at 1) or sum "
                                     "(both sizes)", choices=TED_NORMALIZATIONS, short="tednorm")
-    ted_tree: str = option("lemma", "F_TED trees: lemma (every word, the specification) or roles (content "
-                           "words with active-voice subject/object roles; a subject never matches an object)",
+    ted_tree: str = option("roles", "F_TED trees: lemma (every word, the specification) or roles (content "
+                           "words with active-voice subject/object roles; a subject never matches an object; "
+                           "the default, chosen by training/rome_options.py)",
                            choices=TREE_KINDS, short="tedtree")
-    ted_vectors: str = option("contextual", "F_TED node vectors: contextual (the encoder's output for the "
+    ted_vectors: str = option("static", "F_TED node vectors: contextual (the encoder's output for the "
                               "lemma sequence) or static (its input word-piece embeddings, as the paper's "
-                              "static fastText vectors)", choices=("contextual", "static"), short="tedvec")
+                              "static fastText vectors; the default, chosen by training/rome_options.py)",
+                              choices=("contextual", "static"), short="tedvec")
     max_words: int = option(256, "texts are cut to this many words (with a warning)", low=1, short="maxw")
     return_alignment: bool = option(False, "add the F_EMD word alignment to each segment's details",
                                      signature="never")

@@ -26,9 +26,9 @@ import numpy as np
 import torch
 
 SEED = 0
-TUNED_LAYERS = 4  # top layers of the six that are trained (embeddings and the rest frozen)
-EPOCHS = 3
-LEARNING_RATE = 1e-4
+TUNED_LAYERS = 6  # top layers of the six that are trained (all six; the embeddings stay frozen)
+EPOCHS = 5
+LEARNING_RATE = 6e-5
 HEAD_LEARNING_RATE = 1e-3
 BATCH_SIZE = 32
 MAX_LENGTH = 64
@@ -96,7 +96,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--data", type=Path, default=default_data())
     parser.add_argument("--output", type=Path, default=DATA_DIR / OUTPUT)
     parser.add_argument("--epochs", type=int, default=EPOCHS)
+    parser.add_argument("--tuned-layers", type=int, default=TUNED_LAYERS)
+    parser.add_argument("--lr", type=float, default=LEARNING_RATE)
     args = parser.parse_args(argv)
+    tuned_layers, lr = args.tuned_layers, args.lr
     torch.manual_seed(SEED)
     torch.set_num_threads(max(1, min(2, torch.get_num_threads())))
     rows = read_cola(args.data)
@@ -107,9 +110,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     held = np.random.default_rng(SEED).permutation(train)
     tune, fit = held[: len(train) // 10], held[len(train) // 10:]
 
-    model = TunedHeadModel.pretrained(TUNED_LAYERS)
+    model = TunedHeadModel.pretrained(tuned_layers)
     tokenizer = model.tokenizer
-    params = [{"params": model.tuned_parameters(), "lr": LEARNING_RATE},
+    params = [{"params": model.tuned_parameters(), "lr": lr},
               {"params": model.head.parameters(), "lr": HEAD_LEARNING_RATE}]
     opt = torch.optim.AdamW(params, weight_decay=0.01)
     steps = args.epochs * ((len(fit) + BATCH_SIZE - 1) // BATCH_SIZE)
@@ -142,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
     # the decision threshold with the best held-out MCC, folded into the head's bias so that
     # P(acceptable) > 0.5 is the decision
-    shipped = TunedHeadModel.pretrained(TUNED_LAYERS)
+    shipped = TunedHeadModel.pretrained(tuned_layers)
     shipped.load_deltas(best["state"])
     held_prob = predict(shipped, tokenizer, [texts[k] for k in tune])
     grid = np.round(np.arange(0.30, 0.951, 0.01), 2)
@@ -156,12 +159,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     report: dict[str, Any] = {name: evaluate(prob[split == name], labels[split == name])
                               for name in ("in_domain_dev", "out_of_domain_dev")}
     report["held_out_train"] = evaluate(prob[tune], labels[tune])
-    report["training"] = {"seed": SEED, "tuned_layers": TUNED_LAYERS, "epoch": best["epoch"], "threshold": threshold,
-                          "epochs": args.epochs, "lr": LEARNING_RATE, "head_lr": HEAD_LEARNING_RATE,
+    report["training"] = {"seed": SEED, "tuned_layers": tuned_layers, "epoch": best["epoch"], "threshold": threshold,
+                          "epochs": args.epochs, "lr": lr, "head_lr": HEAD_LEARNING_RATE,
                           "batch_size": BATCH_SIZE, "max_length": MAX_LENGTH, "train_sentences": len(fit)}
     print(json.dumps(report, indent=1))
     np.savez_compressed(args.output, encoder=np.str_(ENCODER), metrics=np.str_(json.dumps(report)),
-                        tuned_layers=np.int64(TUNED_LAYERS), **best["state"])
+                        tuned_layers=np.int64(tuned_layers), **best["state"])
     print(f"wrote {args.output}")
     return report
 
