@@ -33,6 +33,8 @@ def render(results_dir: Path = RESULTS) -> str:
         parts += ["No benchmark results yet.", ""]
     for path in files:
         payload = json.loads(path.read_text())
+        if "benchmark" not in payload:  # a training script's output (e.g. rome_options.json), cited by a card
+            continue
         parts.append(f"### {payload['benchmark']}")
         parts.append("")
         parts.append(f"`python benchmarks/{payload.get('command') or payload['benchmark'] + '.py'}` "
