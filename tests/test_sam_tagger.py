@@ -3,13 +3,16 @@ shipped table reads back, the rule for unknown forms, agreement with spaCy on ha
 sentiment words, Table 1 with the paper's polarities, and the signature naming the table."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_sam import EX3_HYP, EX3_REF, EX4_HYP, EX4_REF, TABLE1_LEXICON
 
 import nlgmetrics
-from nlgmetrics.core.linguistic import get_analyzer, wordnet_pos
+from nlgmetrics.core.linguistic import clean_text, get_analyzer, wordnet_pos
 from nlgmetrics.core.resources import data_path
 from nlgmetrics.sentiment import load_lexicon, lookup_analyzer, read_tagger_table, rule_analysis
 from nlgmetrics.training import sam_tagger
@@ -117,3 +120,19 @@ def test_empty_and_odd_texts():
     parsed = lookup_analyzer().analyze(["", "  ", "\ud800 ok"])
     assert parsed[0].tokens == [] and all(t.upos == "SPACE" for t in parsed[1].tokens)
     assert [t.text for t in parsed[2].tokens][-1] == "ok" and parsed[2].text == "\ud800 ok"
+
+
+ANY_TEXT = st.one_of(st.text(st.characters(exclude_categories=()), max_size=30),
+                     st.lists(st.sampled_from(sorted({w for s in HAND for w in s.split()}) + ["\ud800", "  ", "n't"]),
+                              max_size=8).map(" ".join))
+
+
+@settings(max_examples=150, deadline=None)
+@given(ANY_TEXT, ANY_TEXT, st.floats(0.0, 1.0))
+def test_lookup_sam_is_finite_and_never_above_the_base(hyp, ref, base):
+    scorer = nlgmetrics.load("sam", base="given", linguistic_backend="lookup", quiet=True)
+    result = scorer.score([hyp], [ref], base_scores=[base])
+    assert 0.0 <= result.details[0]["p"] <= 1.0 and 0.0 <= result.scores[0] <= base + 1e-12
+    words = [t.text for t in lookup_analyzer().analyze([hyp])[0].tokens]
+    no_space = lambda text: re.sub(r"\s", "", text)  # noqa: E731
+    assert no_space("".join(words)) == no_space(clean_text(hyp))  # the tokens cover the text
