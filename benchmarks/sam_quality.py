@@ -14,7 +14,13 @@
 
 BERTScore runs with the lite profile (all-MiniLM-L6-v2): roberta-large cannot be fetched here.
 
-    python benchmarks/sam_quality.py [--limit N]
+With ``--backends spacy,lookup``: instead of the lexicon comparison, SAM's defaults (lexicon,
+matching) under each tagger backend, the first one the reference: flip accuracy per base and
+HADQAET Pearson change, each with a 95% paired-bootstrap CI of the difference to the reference
+backend; the choice follows the training-split rule of ``choose_backend``
+(results: ``sam_quality_backends.json``).
+
+    python benchmarks/sam_quality.py [--limit N] [--backends spacy,lookup]
 """
 from __future__ import annotations
 
@@ -226,9 +232,88 @@ def done_when(flip: Dict[str, float], had: Dict[str, Dict[str, float]]) -> Dict:
                  "wholly below 0.")
 
 
+def backend_ps(backends: Sequence[str], hyps: List[str], refs: List[str]) -> Dict[str, List[float]]:
+    """p per segment under SAM's default lexicon and matching, for each tagger backend."""
+    return {b: [d["p"] for d in SAM(base="given", linguistic_backend=b, quiet=True).score(
+        hyps, refs, base_scores=[0.5] * len(hyps)).details] for b in backends}
+
+
+def mean_diff(a: Sequence[float], b: Sequence[float]) -> float:
+    return (sum(a) - sum(b)) / len(a)
+
+
+def compare_backends(backends: Sequence[str], pairs: List[Dict[str, str]], hadqaet: List[dict],
+                     human: List[float], halves: Dict[str, List[int]]) -> Tuple[List[Dict], Dict[str, object]]:
+    """Flip accuracy and HADQAET Pearson of SAM (defaults) under each backend, with paired
+    bootstrap CIs of the difference to ``backends[0]``; the training-split choice."""
+    ref_b = backends[0]
+    n_all = len(pairs)
+    hyps, refs = [p["right"] for p in pairs] + [p["wrong"] for p in pairs], [p["ref"] for p in pairs] * 2
+    flip_ps, had_ps = backend_ps(backends, hyps, refs), backend_ps(backends, [r["hyp"] for r in hadqaet],
+                                                                   [r["ref"] for r in hadqaet])
+    flip_bases = {b: base_scores(b, hyps, refs) for b in BASES}
+    had_bases = {b: base_scores(b, [r["hyp"] for r in hadqaet], [r["ref"] for r in hadqaet]) for b in BASES}
+    tables, facts = [], {}
+    for split in ("train", "test+val"):
+        chosen = [i for i, p in enumerate(pairs) if p["split"] in split.split("+")]
+
+        def correct(base: str, backend: str, chosen: List[int] = chosen) -> List[float]:
+            c, ps = flip_bases[base], flip_ps[backend]
+            return [float(adjust(c[i], ps[i]) > adjust(c[n_all + i], ps[n_all + i])) for i in chosen]
+
+        rows = []
+        for base in BASES + ("mean over bases",):
+            bases = BASES if base == "mean over bases" else (base,)
+            per = {bk: [sum(v) / len(bases) for v in zip(*[correct(b, bk) for b in bases])] for bk in backends}
+            row: List[object] = [base] + [sum(per[bk]) / len(chosen) for bk in backends]
+            for bk in backends[1:]:
+                lo, hi = bootstrap_ci(mean_diff, per[bk], per[ref_b], n_resamples=1000, seed=0)
+                row += [mean_diff(per[bk], per[ref_b]), f"[{lo:+.3f}, {hi:+.3f}]"]
+                facts[f"flip|{split}|{base}|{bk}"] = (lo, hi)
+            rows.append(row)
+        cols = ["base metric"] + [f"SAM ({bk})" for bk in backends]
+        for bk in backends[1:]:
+            cols += [f"{bk} - {ref_b}", "95% CI"]
+        tables.append(table(f"Backends: sentiment-flip accuracy, tweet {split} split, {len(chosen)} pairs", cols, rows,
+                            "SAM defaults (lexicon, matching); ties count as wrong; paired bootstrap over pairs."))
+    for label, idx in halves.items():
+        h = [human[i] for i in idx]
+        rows = []
+        for base in BASES:
+            c = [had_bases[base][i] for i in idx]
+            sam = {bk: [adjust(had_bases[base][i], had_ps[bk][i]) for i in idx] for bk in backends}
+            row = [base, pearson(c, h)] + [pearson(sam[bk], h) for bk in backends]
+            for bk in backends[1:]:
+                delta = lambda x, y, hh: pearson(x, hh) - pearson(y, hh)  # noqa: E731
+                lo, hi = bootstrap_ci(delta, sam[bk], sam[ref_b], h, n_resamples=1000, seed=0)
+                row += [delta(sam[bk], sam[ref_b], h), f"[{lo:+.3f}, {hi:+.3f}]"]
+                facts[f"had|{label}|{base}|{bk}"] = (lo, hi)
+            rows.append(row)
+        cols = ["base metric", "no SAM"] + [f"SAM ({bk})" for bk in backends]
+        for bk in backends[1:]:
+            cols += [f"{bk} - {ref_b} (Pearson)", "95% CI"]
+        tables.append(table(f"Backends: HADQAET zh-en {label}, {len(idx)} segments, Pearson with the human penalty",
+                            cols, rows, "Paired bootstrap over segments, 1000 resamples, seed 0."))
+    agree = {bk: sum(abs(x - y) < 1e-9 for x, y in zip(flip_ps[bk] + had_ps[bk], flip_ps[ref_b] + had_ps[ref_b]))
+             / (len(hyps) + len(hadqaet)) for bk in backends[1:]}
+    return tables, {"choice": choose_backend(backends, facts, list(halves)[0]), "same_p_share": agree}
+
+
+def choose_backend(backends: Sequence[str], facts: Dict[str, Tuple[float, float]], selection: str) -> str:
+    """The training-split rule: a faster backend replaces ``backends[0]`` when, on the tweet
+    train flips, the 95% CI of its mean-over-bases accuracy difference reaches 0 or above, and
+    on the HADQAET selection half no base's CI of the Pearson difference lies wholly below 0."""
+    for bk in backends[1:]:
+        if facts[f"flip|train|mean over bases|{bk}"][1] >= 0 and all(
+                facts[f"had|{selection}|{b}|{bk}"][1] >= 0 for b in BASES):
+            return bk
+    return backends[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="use about N rows of each data set (a smoke test)")
+    parser.add_argument("--backends", default=None, help="compare tagger backends (first: the reference)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     with timer() as build:
@@ -239,6 +324,19 @@ def main() -> None:
         hadqaet = hadqaet[:args.limit]
     human = [float(r["human"]) for r in hadqaet]
     even, odd, every = list(range(0, len(hadqaet), 2)), list(range(1, len(hadqaet), 2)), list(range(len(hadqaet)))
+    if args.backends:
+        backends = args.backends.split(",")
+        with timer() as t:
+            tables, facts = compare_backends(backends, pairs, hadqaet, human, {
+                "selection half (even rows)": even, "report half (odd rows)": odd, "all rows": every})
+        notes = [f"Chosen backend (training-split rule of choose_backend): {facts['choice']}.",
+                 f"Share of segments with the same p as {backends[0]}: {facts['same_p_share']}.",
+                 f"Flip set: {len(pairs)} pairs (built with the spaCy tagger, as in the lexicon comparison). "
+                 "The lookup table was built from the tweet train split among other texts: its train-split "
+                 "numbers are in-sample for the table, the test+val ones are not.",
+                 f"Seconds for all runs: {t['seconds']:.0f}; peak RSS {peak_rss_mb():.0f} MiB."]
+        write_results("sam_quality_backends", tables, notes, extra={"chosen_backend": facts["choice"]})
+        return
     with timer() as t:
         flip_runs = Runs([p["right"] for p in pairs] + [p["wrong"] for p in pairs], [p["ref"] for p in pairs] * 2)
         had_runs = Runs([r["hyp"] for r in hadqaet], [r["ref"] for r in hadqaet])

@@ -12,7 +12,10 @@ runs alike; reported are the medians over repeats and the median of the per-repe
 (SAM + base) / base. The issue's targets: SAM + chrF >= 500 pairs/s and SAM + BERTScore
 <= 1.3x BERTScore alone.
 
-    python benchmarks/sam_speed.py [--pairs N] [--repeats R] [--threads T]
+SAM runs under each tagger backend of ``--backends`` (default: spacy, i.e. the light spaCy
+pipeline, and lookup, the table tagger), all in the same interleaved repeats.
+
+    python benchmarks/sam_speed.py [--pairs N] [--repeats R] [--threads T] [--backends spacy,lookup]
 """
 from __future__ import annotations
 
@@ -44,52 +47,62 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (BERTScore)")
+    parser.add_argument("--backends", default="spacy,lookup", help="SAM tagger backends to time")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     rows = read_jsonl("wmt17_da_seg.jsonl.gz", args.pairs)
     hyps, refs = [r["hyp"] for r in rows], [r["ref"] for r in rows]
     n = len(hyps)
-    sam_chrf = SAM(base="chrf", quiet=True)
-    sam_bert = SAM(base="bertscore", profile="lite", quiet=True)
-    encoder = sam_bert.encoder
+    backends = args.backends.split(",")
+    sam_chrf = {b: SAM(base="chrf", linguistic_backend=b, quiet=True) for b in backends}
+    sam_bert = {b: SAM(base="bertscore", profile="lite", linguistic_backend=b, quiet=True) for b in backends}
+    encoder = sam_bert[backends[0]].encoder
     warm = (hyps[:8], refs[:8])
-    sam_chrf.score(*warm)
-    sam_bert.score(*warm)  # loads, first-call overheads
+    for b in backends:
+        sam_chrf[b].score(*warm)
+        sam_bert[b].score(*warm)  # loads, first-call overheads
 
-    def cold() -> None:
-        sam_chrf.analyzer.clear()
+    def cold(b: str) -> Callable[[], None]:
+        return lambda: (sam_chrf[b].analyzer.clear(), sam_bert[b].analyzer.clear()) and None
 
     nothing = lambda: None  # noqa: E731
-    runs: Dict[str, Callable[[], object]] = {
-        "chrF alone": lambda: corpus_sentence_scores(sentence_chrf, hyps, refs),
-        "SAM + chrF": lambda: sam_chrf.score(hyps, refs),
-        "SAM part alone (tag, items, match)": lambda: sam_chrf.mismatches(hyps, refs),
-        "BERTScore-lite alone": lambda: bertscore(hyps, refs, encoder),
-        "SAM + BERTScore-lite": lambda: sam_bert.score(hyps, refs),
-    }
+    runs: Dict[str, Callable[[], object]] = {"chrF alone": lambda: corpus_sentence_scores(sentence_chrf, hyps, refs)}
+    before: Dict[str, Callable[[], None]] = {"chrF alone": nothing, "BERTScore-lite alone": nothing}
+    base_of = {}
+    for b in backends:
+        runs[f"SAM + chrF [{b}]"] = lambda b=b: sam_chrf[b].score(hyps, refs)
+        runs[f"SAM part alone (tag, items, match) [{b}]"] = lambda b=b: sam_chrf[b].mismatches(hyps, refs)
+        base_of[f"SAM + chrF [{b}]"] = "chrF alone"
+    runs["BERTScore-lite alone"] = lambda: bertscore(hyps, refs, encoder)
+    for b in backends:
+        runs[f"SAM + BERTScore-lite [{b}]"] = lambda b=b: sam_bert[b].score(hyps, refs)
+        base_of[f"SAM + BERTScore-lite [{b}]"] = "BERTScore-lite alone"
+    for name in runs:
+        before.setdefault(name, cold(name.rsplit("[", 1)[1].rstrip("]")) if "[" in name else nothing)
     times: Dict[str, List[float]] = {name: [] for name in runs}
     for _ in range(args.repeats):
         for name, fn in runs.items():
-            times[name].append(seconds(fn, nothing if name.endswith("alone") and "SAM" not in name else cold))
-    base_of = {"SAM + chrF": "chrF alone", "SAM + BERTScore-lite": "BERTScore-lite alone"}
+            times[name].append(seconds(fn, before[name]))
     ratios = {name: statistics.median(s / b for s, b in zip(times[name], times[base]))
               for name, base in base_of.items()}
     result_rows = []
     for name, ts in times.items():
         med = statistics.median(ts)
         result_rows.append([name, med, n / med, ratios.get(name, "n/a"), ts[0]])
-    cfg = sam_chrf.config
+    cfg = sam_chrf[backends[0]].config
+    taggers = "; ".join(f"{b}: {sam_chrf[b].analyzer.backend}" for b in backends)
     speed = table(f"SAM throughput on {n} WMT17 pairs (cold parse cache for every SAM run)",
                   ["run", "seconds (median)", "pairs/s", "time / base alone (median of per-repeat ratios)",
                    "seconds, first repeat"], result_rows,
-                  f"{args.repeats} interleaved repeats; torch threads {args.threads}; tagger "
-                  f"{sam_chrf.analyzer.backend}; SAM defaults lexicon={cfg.lexicon}, matching={cfg.matching}; "
-                  f"encoder {encoder.describe() if encoder else 'n/a'}.")
-    sam_chrf_rate = n / statistics.median(times["SAM + chrF"])
-    notes = [f"Targets: SAM + chrF >= 500 pairs/s (measured {sam_chrf_rate:.0f}); SAM + BERTScore <= 1.3x "
-             f"BERTScore alone (measured {ratios['SAM + BERTScore-lite']:.2f}x).",
-             f"Machine load (1-minute average) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
-             "(shared with other jobs).", f"Peak RSS {peak_rss_mb():.0f} MiB."]
+                  f"{args.repeats} interleaved repeats; torch threads {args.threads}; taggers {taggers}; SAM "
+                  f"defaults lexicon={cfg.lexicon}, matching={cfg.matching}; encoder "
+                  f"{encoder.describe() if encoder else 'n/a'}.")
+    notes = ["Targets: SAM + chrF >= 500 pairs/s (measured " + ", ".join(
+        f"{b} {n / statistics.median(times[f'SAM + chrF [{b}]']):.0f}" for b in backends)
+        + "); SAM + BERTScore <= 1.3x BERTScore alone (measured " + ", ".join(
+        f"{b} {ratios[f'SAM + BERTScore-lite [{b}]']:.2f}x" for b in backends) + ").",
+        f"Machine load (1-minute average) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
+        "(shared with other jobs).", f"Peak RSS {peak_rss_mb():.0f} MiB."]
     write_results("sam_speed", [speed], notes)
 
 

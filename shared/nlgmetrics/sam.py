@@ -30,7 +30,7 @@ from .core.config import MetricConfig, option
 from .core.lexical import corpus_sentence_scores, meteor_align, sentence_bleu, sentence_chrf, sentence_meteor
 from .core.linguistic import get_analyzer
 from .core.result import MetricResult
-from .sentiment import DEFAULT_LEXICON, LEXICONS, Item, load_lexicon, text_items
+from .sentiment import DEFAULT_LEXICON, LEXICONS, Item, load_lexicon, lookup_analyzer, text_items
 
 BASES = ("bleu", "chrf", "meteor", "bertscore", "given")
 #: the scale each base metric reports (SAM keeps it)
@@ -71,8 +71,10 @@ class SAMConfig(MetricConfig):
     base_range: Optional[Tuple[float, float]] = option(
         None, "scale `[low, high]` of given base scores (e.g. `[-1, 1]`, `[0, 100]`); the penalty is "
         "anchored at `low`; unset: given scores must lie in [0, 1]", short="range")
-    linguistic_backend: str = option("auto", "tagger/lemmatiser backend, tags and lemmas only (signature: the "
-                                     "backend that ran)", choices=("auto", "spacy", "stanza"), short="tagger")
+    linguistic_backend: str = option("auto", "tagger/lemmatiser: `auto`/`spacy`/`stanza` (tags and lemmas only) or "
+                                     "`lookup` (spaCy's tokenizer + a word -> tag, lemma table of spaCy's most "
+                                     "frequent analyses; see the card for speed and quality) (signature: the backend "
+                                     "that ran)", choices=("auto", "spacy", "stanza", "lookup"), short="tagger")
     device: str = option("auto", "BERTScore device (auto, cpu, cuda, cuda:N, mps)", signature="never")
     dtype: str = option("fp32", "BERTScore encoder precision", choices=("fp32", "fp16", "bf16"))
     batch_size: int = option(32, "BERTScore batch size", low=1, signature="never")
@@ -206,7 +208,8 @@ class SAM(Scorer):
     def setup(self) -> None:
         cfg = self.config
         self.lexicon = load_lexicon(cfg.lexicon)
-        self.analyzer = get_analyzer(cfg.linguistic_backend, light=True)
+        self.analyzer: Any = (lookup_analyzer() if cfg.linguistic_backend == "lookup"
+                              else get_analyzer(cfg.linguistic_backend, light=True))
         self.encoder = None
         self._warned_language = False
         if cfg.base == "bertscore":

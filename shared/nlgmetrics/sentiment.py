@@ -14,6 +14,11 @@ Lexicons (``load_lexicon``):
 
 Keys are lowercased; pos is a/n/r/v (``s``, WordNet's adjective satellite, reads as ``a``);
 multiword lemmas use ``_`` (``look_up#v``). Scores must lie in [-1, 1].
+
+:class:`LookupAnalyzer` (``linguistic_backend="lookup"``): spaCy's rule tokenizer and, per
+word form, the most frequent tag and lemma spaCy's tagger gave it in training text
+(``data/sam_tagger.tsv.gz``, built by ``python -m nlgmetrics.training.sam_tagger``); forms
+the table lacks get a rule (lowercase form, capitalised -> proper noun, else WordNet morphy).
 """
 from __future__ import annotations
 
@@ -21,12 +26,14 @@ import functools
 import gzip
 import hashlib
 import math
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .core.linguistic import Parsed, wordnet_pos
-from .core.resources import data_path
+from .core.cache import LRUCache
+from .core.linguistic import CACHE_BYTES, CACHE_ENTRIES, MAX_CHARS, Parsed, Token, clean_text, parsed_size, wordnet_pos
+from .core.resources import data_path, wordnet
 
 DEFAULT_FILE = "sentiwordnet_prior.tsv.gz"
 #: named lexicons shipped in ``nlgmetrics/data``: name -> (file, signature prefix, aliases)
@@ -247,3 +254,94 @@ def _multiword_at(parsed: Parsed, start: int, lexicon: Lexicon) -> Optional[Tupl
             if value is not None:
                 return Item(" ".join(t.text for t in span), f"{lemma}#{pos}", value, True), end
     return None
+
+
+# -- the lookup tagger (linguistic_backend="lookup") ------------------------------------------
+TAGGER_FILE = "sam_tagger.tsv.gz"
+Analysis = Tuple[str, str, str]  # (Penn tag, UPOS, lemma)
+#: the first WordNet pos tried by morphy for an unknown lowercase word, by suffix
+_SUFFIX_ORDER = (("ing", "vnar"), ("ed", "vanr"), ("ly", "ranv"), ("", "navr"))
+_WN_TAG = {"n": ("NN", "NOUN"), "v": ("VB", "VERB"), "a": ("JJ", "ADJ"), "r": ("RB", "ADV")}
+
+
+def read_tagger_table(path: Union[str, Path]) -> Dict[str, Analysis]:
+    """``form -> (tag, upos, lemma)`` from a table written by ``training.sam_tagger``."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [line.rstrip("\n").split("\t") for line in fh if line.strip() and not line.startswith("# ")]
+    return {form: (tag, upos, lemma) for form, tag, upos, lemma in rows}
+
+
+def rule_analysis(form: str) -> Analysis:
+    """The analysis of a form the table lacks: no letters -> punctuation, number or symbol;
+    capitalised -> proper noun; else the first WordNet pos (by suffix: -ing/-ed verbs first,
+    -ly adverbs first, else noun, adjective, verb, adverb) under which morphy finds a lemma."""
+    if not any(c.isalpha() for c in form):
+        if any(c.isdigit() for c in form):
+            return ("CD", "NUM", form)
+        return (".", "PUNCT", form) if all(not c.isalnum() for c in form) else ("SYM", "SYM", form)
+    if form[:1].isupper():
+        return ("NNP", "PROPN", form)
+    low = form.lower()
+    order = next(o for suffix, o in _SUFFIX_ORDER if low.endswith(suffix))
+    wn = wordnet()
+    for pos in order:
+        lemma = wn.morphy(low, pos) if low.isalpha() else None
+        if lemma:
+            tag, upos = _WN_TAG[pos]
+            return (tag, upos, lemma)
+    return ("NN", "NOUN", low)
+
+
+class LookupAnalyzer:
+    """Tags and lemmas from the lookup table (see the module docstring), same interface as
+    :class:`nlgmetrics.core.linguistic.Analyzer` in light mode, parses cached per text."""
+
+    def __init__(self, path: Optional[Union[str, Path]] = None) -> None:
+        import spacy
+
+        file = Path(path) if path else data_path(TAGGER_FILE)
+        self.table = read_tagger_table(file)
+        self.name = f"lookup:{file.name.split('.')[0]}@{_digest(file.read_bytes().hex())}"
+        self.tokenizer: Any = spacy.blank("en").tokenizer
+        self.light = True
+        self._unknown: LRUCache[str, Analysis] = LRUCache(100_000, 16 * 2**20)
+        self._cache: LRUCache[str, Parsed] = LRUCache(CACHE_ENTRIES, CACHE_BYTES, sizeof=parsed_size)
+        self._lock = threading.Lock()
+
+    backend = property(lambda self: self.name)
+
+    def clear(self) -> None:
+        """Forget cached parses and rule analyses."""
+        with self._lock:
+            self._cache.clear()
+            self._unknown.clear()
+
+    def analysis(self, form: str) -> Analysis:
+        """(tag, upos, lemma) of one word form: the table's, its lowercase form's, or the rule's."""
+        found = self.table.get(form) or self.table.get(form.lower())
+        if found is None:
+            found = self._unknown.get(form)
+            if found is None:
+                found = self._unknown[form] = rule_analysis(form)
+        return found
+
+    def analyze(self, texts: Sequence[str]) -> List[Parsed]:
+        with self._lock:
+            return self._cache.get_many(texts, self._parse)
+
+    def _parse(self, todo: List[str]) -> List[Parsed]:
+        out = []
+        for text, doc in zip(todo, self.tokenizer.pipe([clean_text(t[:MAX_CHARS]) for t in todo])):
+            tokens = []
+            for word in doc:
+                form = word.text
+                tag, upos, lemma = ("_SP", "SPACE", form) if not form.strip() else self.analysis(form)
+                tokens.append(Token(form, lemma, upos, tag, -1, "", 0))
+            out.append(Parsed(text, tokens, self.name, [range(0, len(tokens))] if tokens else [], False))
+        return out
+
+
+@functools.lru_cache(maxsize=1)
+def lookup_analyzer() -> LookupAnalyzer:
+    """The process-wide :class:`LookupAnalyzer` over the shipped table."""
+    return LookupAnalyzer()
