@@ -66,10 +66,9 @@ class PairBuilder:
         name = self.rng.choice(sorted(self.categories))
         return name, self.rng.choice(self.categories[name]["facts"])
 
-    def positive(self) -> tuple[str, str, str]:
-        name, fact = self.sample_fact()
+    def positive(self, given: tuple[str, Fact, str] | None = None) -> tuple[str, str, str]:
+        name, fact, ref = given or self.sample_reference()
         templates = self.categories[name]["templates"]
-        ref = self.realise(self.rng.choice(templates), fact)
         roll = self.rng.random()
         if roll < 0.15:
             return ref, ref, "identical"
@@ -87,10 +86,13 @@ class PairBuilder:
         key = self.rng.choice(sorted(options))
         return re.sub(rf"\b{re.escape(key)}\b", self.synonyms[key], text, count=1)
 
-    def negative(self) -> tuple[str, str, str]:
+    def sample_reference(self) -> tuple[str, Fact, str]:
         name, fact = self.sample_fact()
+        return name, fact, self.realise(self.rng.choice(self.categories[name]["templates"]), fact)
+
+    def negative(self, given: tuple[str, Fact, str] | None = None) -> tuple[str, str, str]:
+        name, fact, ref = given or self.sample_reference()
         templates = self.categories[name]["templates"]
-        ref = self.realise(self.rng.choice(templates), fact)
         # the perturbed sentence is either the reference itself or another realisation
         base_template = self.rng.choice(templates)
         for kind in self.rng.sample(PERTURBATIONS, len(PERTURBATIONS)):
@@ -150,6 +152,17 @@ class PairBuilder:
         rows = [(*self.positive(), 1) for _ in range(n_per_class)]
         rows += [(*self.negative(), 0) for _ in range(n_per_class)]
         return rows
+
+    def triples(self, n: int) -> list[tuple[str, str, str, str, str]]:
+        """``n`` same-reference (reference, positive variant, its kind, negative variant, its
+        kind) triples, for a ranking objective."""
+        out = []
+        for _ in range(n):
+            given = self.sample_reference()
+            _, pos, pos_kind = self.positive(given)
+            _, neg, neg_kind = self.negative(given)
+            out.append((given[2], pos, pos_kind, neg, neg_kind))
+        return out
 
 
 def fix_articles(text: str) -> str:
@@ -215,8 +228,12 @@ class MonotoneNetwork(torch.nn.Module):
                     for w, b in zip(self.weights(), self.bias)]
 
 
-def train_network(x: np.ndarray, y: np.ndarray, seed: int = SEED) -> MonotoneNetwork:
-    """Full-batch Adam on binary cross-entropy, fixed seed, one thread: the same features
+def train_network(x: np.ndarray, y: np.ndarray, seed: int = SEED,
+                  ranked: tuple[np.ndarray, np.ndarray] | None = None, rank_weight: float = 0.0,
+                  class_weight: float = 1.0) -> MonotoneNetwork:
+    """Full-batch Adam on ``class_weight`` x binary cross-entropy (+ ``rank_weight`` x the
+    pairwise logistic loss log(1 + exp(s(neg) - s(pos))) on same-reference ``ranked`` =
+    (positive features, negative features) rows), fixed seed, one thread: the same features
     give the same weights bit for bit."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -225,9 +242,12 @@ def train_network(x: np.ndarray, y: np.ndarray, seed: int = SEED) -> MonotoneNet
         opt = torch.optim.Adam(net.parameters(), lr=LEARNING_RATE)
         xt, yt = torch.tensor(x, dtype=torch.float32), torch.tensor(y, dtype=torch.float32)
         loss_fn = torch.nn.BCEWithLogitsLoss()
+        pos, neg = (torch.tensor(r, dtype=torch.float32) for r in ranked) if ranked else (None, None)
         for _step in range(STEPS):
             opt.zero_grad()
-            loss = loss_fn(net(xt), yt)
+            loss = class_weight * loss_fn(net(xt), yt) if class_weight else torch.zeros(())
+            if pos is not None and neg is not None and rank_weight:
+                loss = loss + rank_weight * torch.nn.functional.softplus(net(neg) - net(pos)).mean()
             loss.backward()
             opt.step()
     finally:
