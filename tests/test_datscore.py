@@ -218,7 +218,7 @@ def test_each_unique_text_is_translated_and_encoded_once(tiny, monkeypatch, tmp_
     real_generate, real_encode = lm.model.generate, lm._encode
 
     def count_generate(*args, **kwargs):
-        generated.append(kwargs["input_ids"].shape[0])
+        generated.append(kwargs["attention_mask"].shape[0])
         return real_generate(*args, **kwargs)
 
     def count_encode(sources):
