@@ -200,7 +200,7 @@ class Seq2SeqLM:
         self._content: LRUCache[str, list[int]] = LRUCache(cache_entries, 64 * 2**20)
         config = self.model.config
         # encoder states of the texts just translated, for the scoring that follows (bounded
-        # like one scoring group: encoder_cache_tokens tokens)
+        # like one scoring group: encoder_cache_tokens tokens; emptied by score_pairs)
         d_model = int(getattr(config, "d_model", 0) or getattr(config, "hidden_size", 1024))
         self._states: LRUCache[Ids, torch.Tensor] = LRUCache(
             cache_entries, max(1, self.encoder_cache_tokens) * d_model * torch.finfo(self.dtype).bits // 8)
@@ -374,6 +374,7 @@ class Seq2SeqLM:
                     done.update(zip(chunk, self._decode(chunk, states)))
                     next(ticks, None)
                 del states
+        self._states.clear()  # kept for this scoring only: memory back to the model's after it
         return [done[pair] for pair in pairs]
 
     def _groups(self, sources: list[Ids]) -> Iterable[list[Ids]]:
