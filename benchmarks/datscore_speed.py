@@ -289,7 +289,9 @@ def main() -> None:
         "corpus order (BARTScore-style).",
         "nlgmetrics: each unique source/reference translated once, in full generation batches sorted by length; "
         "each unique text encoded once (one encoder pass of a hypothesis for its four Hypo -> X directions), "
-        "decoder batches bucketed by padded width (batch-independent scores). Its translation time is measured "
+        "decoder batches bucketed by padded width (batch-independent scores); the encoder states made for "
+        "generation (computed in the scoring layout) are kept and reused by the Src -> X and Ref -> X directions, "
+        "so each source and reference is encoded once in all. Its translation time is measured "
         "by running the translation step that score() starts with on its own first; score() then finds the "
         "translations in its cache (the total is the same work as one score() call).",
         "Each implementation ran in a fresh spawned process; peak RSS is that process's own high-water mark (VmHWM). The machine's "

@@ -218,7 +218,7 @@ def test_each_unique_text_is_translated_and_encoded_once(tiny, monkeypatch, tmp_
     real_generate, real_encode = lm.model.generate, lm._encode
 
     def count_generate(*args, **kwargs):
-        generated.append(kwargs["input_ids"].shape[0])
+        generated.append(kwargs["attention_mask"].shape[0])
         return real_generate(*args, **kwargs)
 
     def count_encode(sources):
@@ -236,7 +236,9 @@ def test_each_unique_text_is_translated_and_encoded_once(tiny, monkeypatch, tmp_
     trans2 = [d["translations"]["trans2"] for d in first.details]
     expected = {*lm.sequences(preds, "en"), *lm.sequences(srcs, "fr"), *lm.sequences(refs, "en"),
                 *lm.sequences(trans1, "en"), *lm.sequences(trans2, "es")}
-    assert len(encoded) == len(expected) and set(encoded) == expected  # each encoder input once
+    # each encoder input once: the states made for translating sources and references serve scoring
+    assert len(encoded) == len(expected) and set(encoded) == expected
+    assert len(lm._states) == 0  # and are let go after scoring
     # again: translations come from the memory cache
     generated.clear()
     again = scorer.score(preds, refs, srcs)

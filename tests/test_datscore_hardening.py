@@ -96,7 +96,7 @@ def test_generation_uses_full_batches(tiny, monkeypatch):
     real = lm.model.generate
 
     def count(*args, **kwargs):
-        sizes.append(kwargs["input_ids"].shape[0])
+        sizes.append(kwargs["attention_mask"].shape[0])
         return real(*args, **kwargs)
 
     monkeypatch.setattr(lm.model, "generate", count)

@@ -1,7 +1,7 @@
 """Conditional log-likelihood scoring and translation with a multilingual seq2seq model
 (M2M-100 and compatible checkpoints), organised so that repeated work is done once.
 
-(About 400 lines, over the package's 350: :class:`Seq2SeqLM` is one object whose encoding,
+(About 440 lines, over the package's 350: :class:`Seq2SeqLM` is one object whose encoding,
 decoding and generation share its padding and batching rules; the translation cache beside it is
 the part that could move to a module of its own.)
 
@@ -27,11 +27,11 @@ Efficiency (the costs that dominate reference-and-source metrics such as DATScor
   result in memory (a bounded LRU cache) and, with ``cache_dir``, in an sqlite file, so
   re-scoring is free. Generation runs in full batches of ``batch_size`` texts sorted by length,
   each padded to its longest text (width buckets would split a small corpus into many small
-  generation batches, slower than the straightforward loop). A text's padding therefore depends
-  on its batch: encoder states differ in float rounding (about 1e-7), which could only change a
-  translation where two beams tie to that precision; scores of given texts stay
-  batch-independent. A translation that stops at the generation limit (no ``</s>``) is counted
-  and warned about.
+  generation batches, slower than the straightforward loop). The encoder states fed to
+  generation are computed as for scoring (width-bucketed, so batch-independent) and kept in a
+  bounded cache: a source or reference that is translated and then scored (DATScore's Src ->
+  X and Ref -> X directions) is encoded once. Scores of given texts stay batch-independent. A translation
+  that stops at the generation limit (no ``</s>``) is counted and warned about.
 """
 from __future__ import annotations
 
@@ -49,6 +49,7 @@ from typing import (
 
 import numpy as np
 import torch
+from transformers.modeling_outputs import BaseModelOutput
 
 from .cache import LRUCache
 from .models import (
@@ -198,6 +199,11 @@ class Seq2SeqLM:
         self.cache = TranslationCache(cache_dir, max_entries=cache_entries)
         self._content: LRUCache[str, list[int]] = LRUCache(cache_entries, 64 * 2**20)
         config = self.model.config
+        # encoder states of the texts just translated, for the scoring that follows (bounded
+        # like one scoring group: encoder_cache_tokens tokens; emptied by score_pairs)
+        d_model = int(getattr(config, "d_model", 0) or getattr(config, "hidden_size", 1024))
+        self._states: LRUCache[Ids, torch.Tensor] = LRUCache(
+            cache_entries, max(1, self.encoder_cache_tokens) * d_model * torch.finfo(self.dtype).bits // 8)
         self.eos_id = int(self.tokenizer.eos_token_id)
         self.pad_id = int(self.tokenizer.pad_token_id)
         self.decoder_start_id = int(config.decoder_start_token_id if config.decoder_start_token_id is not None
@@ -272,6 +278,27 @@ class Seq2SeqLM:
                 states[seq] = hidden[row, :len(seq)]
         return states
 
+    def _states_for(self, sources: Sequence[Ids], keep: bool = False) -> dict[Ids, torch.Tensor]:
+        """Encoder states of each source: those kept from an earlier call, the rest encoded
+        (and kept, when ``keep``). The same states serve generation and scoring, so a source
+        that is translated and then scored is encoded once."""
+        states: dict[Ids, torch.Tensor] = {}
+        missing = []
+        for seq in dict.fromkeys(sources):
+            kept = self._states.get(seq)
+            if kept is None:
+                missing.append(seq)
+            else:
+                states[seq] = kept
+        if missing:
+            new = self._encode(missing)
+            if keep:
+                for seq, state in new.items():
+                    new[seq] = state.clone()  # not a view holding its whole batch
+                    self._states[seq] = new[seq]
+            states.update(new)
+        return states
+
     def _decode(self, pairs: Sequence[tuple[Ids, Ids]], states: dict[Ids, torch.Tensor]) -> list[TokenScores]:
         """Token log-probabilities and entropies of each pair's target given its source."""
         sources = [states[src] for src, _ in pairs]
@@ -342,11 +369,12 @@ class Seq2SeqLM:
         done: dict[tuple[Ids, Ids], TokenScores] = {}
         with torch.inference_mode():
             for group, chunks in plan:
-                states = self._encode(group)
+                states = self._states_for(group)
                 for chunk in chunks:
                     done.update(zip(chunk, self._decode(chunk, states)))
                     next(ticks, None)
                 del states
+        self._states.clear()  # kept for this scoring only: memory back to the model's after it
         return [done[pair] for pair in pairs]
 
     def _groups(self, sources: list[Ids]) -> Iterable[list[Ids]]:
@@ -391,8 +419,16 @@ class Seq2SeqLM:
             cut = 0
             with torch.inference_mode():
                 for chunk in progress(chunks, desc=desc, quiet=self.quiet):
-                    ids, mask = self._pad([seqs[i] for i in chunk], len(seqs[chunk[0]]))
-                    out = self.model.generate(input_ids=ids, attention_mask=mask, **options)
+                    states = self._states_for([seqs[i] for i in chunk], keep=True)
+                    width = len(seqs[chunk[0]])
+                    first = states[seqs[chunk[0]]]
+                    enc = first.new_zeros((len(chunk), width, first.shape[1]))
+                    mask = torch.zeros((len(chunk), width), dtype=torch.long, device=self.device)
+                    for row, i in enumerate(chunk):
+                        enc[row, :len(seqs[i])] = states[seqs[i]]
+                        mask[row, :len(seqs[i])] = 1
+                    out = self.model.generate(encoder_outputs=BaseModelOutput(last_hidden_state=enc),
+                                              attention_mask=mask, **options)
                     made = {}
                     for i, row in zip(chunk, out.tolist()):
                         cut += self.eos_id not in row[1:]  # row[0] is the decoder start token
