@@ -32,22 +32,13 @@ FAST = {"beam_size": 2, "max_new_tokens": 6, "device": "cpu", "quiet": True}
 
 # a random model's translations run to the cap, and these corpora are below the one-vs-rest
 # minimum: both warnings are expected here (tests/test_datscore_hardening.py checks them)
-pytestmark = pytest.mark.filterwarnings("ignore:.*generation limit:UserWarning",
-                                        "ignore:.*one-vs-rest weights need:UserWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore:.*generation limit:UserWarning",
+                                         "ignore:.*one-vs-rest weights need:UserWarning"),
+              pytest.mark.usefixtures("one_torch_thread")]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread(one_torch_thread):
-    return None
-
-
-@pytest.fixture(scope="module")
-def tiny(tiny_m2m100) -> str:
-    return tiny_m2m100
-
-
-def make(tiny: str, **options) -> DATScore:
-    return DATScore(model=tiny, **{"source_lang": "fr", "target_lang": "en", **FAST, **options})
+def make(tiny_m2m100: str, **options) -> DATScore:
+    return DATScore(model=tiny_m2m100, **{"source_lang": "fr", "target_lang": "en", **FAST, **options})
 
 
 def plain_scores(model_dir: str, xs, x_lang, ys, y_lang):
@@ -72,34 +63,34 @@ def plain_scores(model_dir: str, xs, x_lang, ys, y_lang):
     return out
 
 
-def test_direction_scores_uniform_equal_plain_forward(tiny):
-    scorer = make(tiny, token_weights="uniform", directions=["src->hypo", "ref->hypo", "hypo->ref"])
+def test_direction_scores_uniform_equal_plain_forward(tiny_m2m100):
+    scorer = make(tiny_m2m100, token_weights="uniform", directions=["src->hypo", "ref->hypo", "hypo->ref"])
     preds, refs, srcs = PREDICTIONS + ODD["predictions"], REFERENCES + ODD["references"], SOURCES + ODD["sources"]
     result = scorer.score(preds, refs, srcs)
     for name, (xs, xl, ys, yl) in {"src->hypo": (srcs, "fr", preds, "en"), "ref->hypo": (refs, "en", preds, "en"),
                                    "hypo->ref": (preds, "en", refs, "en")}.items():
-        expected = [lp.mean() for lp, _ in plain_scores(tiny, xs, xl, ys, yl)]
+        expected = [lp.mean() for lp, _ in plain_scores(tiny_m2m100, xs, xl, ys, yl)]
         got = [d["directions"][name] for d in result.details]
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-5)
 
 
-def test_entropy_weights_equal_minus_sum_p_log_p(tiny):
-    lm = Seq2SeqLM(tiny, device="cpu", quiet=True)
+def test_entropy_weights_equal_minus_sum_p_log_p(tiny_m2m100):
+    lm = Seq2SeqLM(tiny_m2m100, device="cpu", quiet=True)
     pairs = list(zip(lm.sequences(SOURCES, "fr"), lm.sequences(PREDICTIONS, "en")))
     scores = lm.score_pairs(pairs)
-    for ts, (lp, ent) in zip(scores, plain_scores(tiny, SOURCES, "fr", PREDICTIONS, "en")):
+    for ts, (lp, ent) in zip(scores, plain_scores(tiny_m2m100, SOURCES, "fr", PREDICTIONS, "en")):
         np.testing.assert_allclose(ts.entropies, ent, rtol=0, atol=1e-5)
         np.testing.assert_allclose(ts.logprobs, lp, rtol=0, atol=1e-5)
-        assert ent.std() > 0.05  # the tiny model's steps really differ in entropy
+        assert ent.std() > 0.05  # the tiny_m2m100 model's steps really differ in entropy
         assert ts.mean("entropy") == pytest.approx((ent * lp).sum() / ent.sum(), abs=1e-5)
     # the scorer uses entropy weights by default
-    result = make(tiny, directions=["src->hypo"]).score(PREDICTIONS, REFERENCES, SOURCES)
+    result = make(tiny_m2m100, directions=["src->hypo"]).score(PREDICTIONS, REFERENCES, SOURCES)
     assert [d["directions"]["src->hypo"] for d in result.details] == [ts.mean("entropy") for ts in scores]
 
 
-def test_scores_identical_for_batch_sizes_1_3_16(tiny):
+def test_scores_identical_for_batch_sizes_1_3_16(tiny_m2m100):
     preds, refs, srcs = PREDICTIONS + ODD["predictions"], REFERENCES + ODD["references"], SOURCES + ODD["sources"]
-    results = {bs: make(tiny, batch_size=bs, return_translations=True).score(preds, refs, srcs) for bs in (1, 3, 16)}
+    results = {bs: make(tiny_m2m100, batch_size=bs, return_translations=True).score(preds, refs, srcs) for bs in (1, 3, 16)}
     base = results[1]
     for bs in (3, 16):
         assert [d["translations"] for d in results[bs].details] == [d["translations"] for d in base.details]
@@ -111,8 +102,8 @@ def test_scores_identical_for_batch_sizes_1_3_16(tiny):
         np.testing.assert_allclose(results[bs].scores, base.scores, rtol=0, atol=1e-6)
 
 
-def test_one_vs_rest_weights_equal_hand_computed_correlations(tiny):
-    scorer = make(tiny)
+def test_one_vs_rest_weights_equal_hand_computed_correlations(tiny_m2m100):
+    scorer = make(tiny_m2m100)
     rng = np.random.default_rng(0)
     base = rng.normal(size=12)
     matrix = np.stack([base + rng.normal(scale=s, size=12) for s in (0.1, 0.3, 0.5, 1.0, 2.0, 0.2, 0.4, 0.7)], axis=1)
@@ -132,41 +123,41 @@ def test_one_vs_rest_weights_equal_hand_computed_correlations(tiny):
     assert result.corpus["direction_weighting"] == "one-vs-rest" and "weights_note" not in result.corpus
 
 
-def test_small_corpus_falls_back_to_uniform(tiny):
-    result = make(tiny).score(PREDICTIONS[:2], REFERENCES[:2], SOURCES[:2])
+def test_small_corpus_falls_back_to_uniform(tiny_m2m100):
+    result = make(tiny_m2m100).score(PREDICTIONS[:2], REFERENCES[:2], SOURCES[:2])
     assert set(result.corpus["direction_weights"].values()) == {1 / 8}
     assert "fewer" in result.corpus["weights_note"] or "at least 3" in result.corpus["weights_note"]
     means = [np.mean(list(d["directions"].values())) for d in result.details]
     np.testing.assert_allclose(result.scores, means, atol=1e-12)
     # constant directions (identical segments) have no defined correlation: uniform, said so
-    same = make(tiny).score(PREDICTIONS[:1] * 4, REFERENCES[:1] * 4, SOURCES[:1] * 4)
+    same = make(tiny_m2m100).score(PREDICTIONS[:1] * 4, REFERENCES[:1] * 4, SOURCES[:1] * 4)
     assert set(same.corpus["direction_weights"].values()) == {1 / 8} and "weights_note" in same.corpus
 
 
-def test_fixed_weights_freeze_calibration(tiny):
-    calibration = make(tiny).score(PREDICTIONS, REFERENCES, SOURCES)
+def test_fixed_weights_freeze_calibration(tiny_m2m100):
+    calibration = make(tiny_m2m100).score(PREDICTIONS, REFERENCES, SOURCES)
     frozen = calibration.corpus["direction_weights"]
-    scorer = make(tiny, direction_weights=frozen)
+    scorer = make(tiny_m2m100, direction_weights=frozen)
     for lo, hi in ((0, 2), (2, 3), (3, 5)):  # small batches, as in a training loop
         part = scorer.score(PREDICTIONS[lo:hi], REFERENCES[lo:hi], SOURCES[lo:hi])
         np.testing.assert_allclose(part.scores, calibration.scores[lo:hi], atol=1e-12)
         assert part.corpus["direction_weighting"] == "fixed" and "dirw:fixed" in part.signature
     # weights are normalised; uniform weights give the plain mean of the directions
-    doubled = make(tiny, direction_weights={d: 2.0 for d in ALL_DIRECTIONS}).score(PREDICTIONS, REFERENCES, SOURCES)
-    uniform = make(tiny, direction_weights="uniform").score(PREDICTIONS, REFERENCES, SOURCES)
+    doubled = make(tiny_m2m100, direction_weights={d: 2.0 for d in ALL_DIRECTIONS}).score(PREDICTIONS, REFERENCES, SOURCES)
+    uniform = make(tiny_m2m100, direction_weights="uniform").score(PREDICTIONS, REFERENCES, SOURCES)
     np.testing.assert_allclose(doubled.scores, uniform.scores, atol=1e-12)
     np.testing.assert_allclose(uniform.scores, [np.mean(list(d["directions"].values())) for d in uniform.details],
                                atol=1e-12)
     with pytest.raises(ValueError, match="exactly the scored directions"):
-        make(tiny, direction_weights={"ref->hypo": 1.0}).score(PREDICTIONS, REFERENCES, SOURCES)
+        make(tiny_m2m100, direction_weights={"ref->hypo": 1.0}).score(PREDICTIONS, REFERENCES, SOURCES)
     with pytest.raises(ValueError, match="unknown directions"):
-        make(tiny, direction_weights={"ref->src": 1.0})
+        make(tiny_m2m100, direction_weights={"ref->src": 1.0})
     with pytest.raises(ValueError, match="non-negative"):
-        make(tiny, direction_weights={d: -1.0 for d in ALL_DIRECTIONS})
+        make(tiny_m2m100, direction_weights={d: -1.0 for d in ALL_DIRECTIONS})
 
 
-def test_shards_reduce_to_the_same_result(tiny):
-    scorer = make(tiny)
+def test_shards_reduce_to_the_same_result(tiny_m2m100):
+    scorer = make(tiny_m2m100)
     whole = scorer.score(PREDICTIONS, REFERENCES, SOURCES)
     inputs = scorer.validate(PREDICTIONS, REFERENCES, SOURCES)
     from nlgmetrics.core.base import Inputs
@@ -180,26 +171,26 @@ def test_shards_reduce_to_the_same_result(tiny):
     assert merged.corpus["direction_weights"] == whole.corpus["direction_weights"]
 
 
-def test_modes_reference_and_bartscore(tiny):
-    four = make(tiny).score(PREDICTIONS, REFERENCES)  # no sources: the 4-direction mode
+def test_modes_reference_and_bartscore(tiny_m2m100):
+    four = make(tiny_m2m100).score(PREDICTIONS, REFERENCES)  # no sources: the 4-direction mode
     assert four.corpus["directions"] == ["ref->hypo", "hypo->ref", "trans2->hypo", "hypo->trans2"]
     assert four.corpus["languages"] == {"ref": "en", "hypo": "en", "trans2": "es"}
     assert "dirs:4" in four.signature
-    eight = make(tiny).score(PREDICTIONS, REFERENCES, SOURCES)
+    eight = make(tiny_m2m100).score(PREDICTIONS, REFERENCES, SOURCES)
     assert "dirs:8" in eight.signature and eight.corpus["languages"]["trans1"] == "en"
     for d4, d8 in zip(four.details, eight.details):  # the shared directions do not depend on the mode
         for name in four.corpus["directions"]:
             assert d4["directions"][name] == d8["directions"][name]
-    bart = make(tiny, directions="bartscore").score(PREDICTIONS, REFERENCES)
+    bart = make(tiny_m2m100, directions="bartscore").score(PREDICTIONS, REFERENCES)
     assert bart.corpus["directions"] == ["ref->hypo", "hypo->ref"]
     assert bart.corpus["token_weights"] == "uniform" and bart.corpus["direction_weighting"] == "uniform"
-    lm = Seq2SeqLM(tiny, device="cpu", quiet=True)
+    lm = Seq2SeqLM(tiny_m2m100, device="cpu", quiet=True)
     refs, hyps = lm.sequences(REFERENCES, "en"), lm.sequences(PREDICTIONS, "en")
     p = lm.score_pairs(list(zip(refs, hyps)))
     r = lm.score_pairs(list(zip(hyps, refs)))
     np.testing.assert_allclose(bart.scores, [(a.logprobs.mean() + b.logprobs.mean()) / 2 for a, b in zip(p, r)],
                                atol=1e-6)
-    seven = make(tiny, exclude_directions=["trans1->hypo"]).score(PREDICTIONS, REFERENCES, SOURCES)
+    seven = make(tiny_m2m100, exclude_directions=["trans1->hypo"]).score(PREDICTIONS, REFERENCES, SOURCES)
     assert "trans1->hypo" not in seven.corpus["directions"] and len(seven.corpus["directions"]) == 7
 
 
@@ -211,8 +202,8 @@ def test_augmentation_language_rule():
     assert augmentation_languages(None, "en") == ("en", "es")
 
 
-def test_each_unique_text_is_translated_and_encoded_once(tiny, monkeypatch, tmp_path):
-    scorer = make(tiny, cache_dir=str(tmp_path), return_translations=True)
+def test_each_unique_text_is_translated_and_encoded_once(tiny_m2m100, monkeypatch, tmp_path):
+    scorer = make(tiny_m2m100, cache_dir=str(tmp_path), return_translations=True)
     lm = scorer.lm
     generated, encoded = [], []
     real_generate, real_encode = lm.model.generate, lm._encode
@@ -244,34 +235,34 @@ def test_each_unique_text_is_translated_and_encoded_once(tiny, monkeypatch, tmp_
     again = scorer.score(preds, refs, srcs)
     assert generated == [] and again.scores == first.scores
     # a new model object with the same cache_dir reads them from disk
-    fresh = Seq2SeqLM(tiny, device="cpu", quiet=True, cache_dir=str(tmp_path))
+    fresh = Seq2SeqLM(tiny_m2m100, device="cpu", quiet=True, cache_dir=str(tmp_path))
     monkeypatch.setattr(fresh.model, "generate", lambda *a, **k: pytest.fail("translated again"))
     assert fresh.translate(srcs, "fr", "en", beam_size=2, max_new_tokens=6) == trans1
     assert (tmp_path / "translations.sqlite").exists()
 
 
-def test_bad_input_gives_finite_scores_and_truncation_warns(tiny):
-    result = make(tiny).score(ODD["predictions"], ODD["references"], ODD["sources"])
+def test_bad_input_gives_finite_scores_and_truncation_warns(tiny_m2m100):
+    result = make(tiny_m2m100).score(ODD["predictions"], ODD["references"], ODD["sources"])
     assert all(math.isfinite(s) and s < 0 for s in result.scores)
     assert all(math.isfinite(v) for d in result.details for v in d["directions"].values())
     with pytest.warns(UserWarning, match="truncated"):
-        long = make(tiny, max_length=8).score(["the cat " * 50], ["the cat sat"], ["le chat " * 50])
+        long = make(tiny_m2m100, max_length=8).score(["the cat " * 50], ["the cat sat"], ["le chat " * 50])
     assert math.isfinite(long.scores[0])
 
 
-def test_option_and_input_errors(tiny):
+def test_option_and_input_errors(tiny_m2m100):
     with pytest.raises(ValueError, match="source_lang is required"):
-        DATScore(model=tiny, **FAST).score(PREDICTIONS, REFERENCES, SOURCES)
+        DATScore(model=tiny_m2m100, **FAST).score(PREDICTIONS, REFERENCES, SOURCES)
     with pytest.raises(ValueError, match="need sources"):
-        make(tiny, directions="all").score(PREDICTIONS, REFERENCES)
+        make(tiny_m2m100, directions="all").score(PREDICTIONS, REFERENCES)
     with pytest.raises(ValueError, match="not known"):
-        make(tiny, target_lang="xx")
+        make(tiny_m2m100, target_lang="xx")
     with pytest.raises(ValueError, match="token_weights"):
-        make(tiny, token_weights="idf")
+        make(tiny_m2m100, token_weights="idf")
     with pytest.raises(ValueError, match="unknown directions"):
-        make(tiny, directions=["src->ref"])
+        make(tiny_m2m100, directions=["src->ref"])
     with pytest.raises(ValueError, match="profile"):
-        make(tiny, profile="lite")
+        make(tiny_m2m100, profile="lite")
 
 
 def test_offline_hub_model_gives_clean_error(monkeypatch):
@@ -281,25 +272,25 @@ def test_offline_hub_model_gives_clean_error(monkeypatch):
     assert "facebook/m2m100_418M" in str(err.value) and "local directory" in str(err.value)
 
 
-def test_evaluate_module_matches_core_scorer(tiny):
+def test_evaluate_module_matches_core_scorer(tiny_m2m100):
     import evaluate
 
-    options = {"model": tiny, "source_lang": "fr", **{k: v for k, v in FAST.items() if k != "quiet"}}
+    options = {"model": tiny_m2m100, "source_lang": "fr", **{k: v for k, v in FAST.items() if k != "quiet"}}
     module = evaluate.load(str(ROOT / "metrics" / "datscore"))
     out = module.compute(predictions=PREDICTIONS, references=REFERENCES, sources=SOURCES, return_details=True,
                          **options)
-    core = make(tiny).score(PREDICTIONS, REFERENCES, SOURCES)
+    core = make(tiny_m2m100).score(PREDICTIONS, REFERENCES, SOURCES)
     assert out["scores"] == core.scores and out["score"] == core.score
     assert out["corpus"]["direction_weights"] == core.corpus["direction_weights"]
     ref_only = evaluate.load(str(ROOT / "metrics" / "datscore"), "reference")
     out4 = ref_only.compute(predictions=PREDICTIONS, references=REFERENCES, **options)
-    assert out4["scores"] == make(tiny).score(PREDICTIONS, REFERENCES).scores
+    assert out4["scores"] == make(tiny_m2m100).score(PREDICTIONS, REFERENCES).scores
     assert "dirs:4" in out4["signature"]
 
 
-def test_bf16_runs_and_stays_close_to_fp32(tiny):
-    fp32 = make(tiny, directions="reference").score(PREDICTIONS, REFERENCES)
-    bf16 = make(tiny, directions="reference", dtype="bf16").score(PREDICTIONS, REFERENCES)
+def test_bf16_runs_and_stays_close_to_fp32(tiny_m2m100):
+    fp32 = make(tiny_m2m100, directions="reference").score(PREDICTIONS, REFERENCES)
+    bf16 = make(tiny_m2m100, directions="reference", dtype="bf16").score(PREDICTIONS, REFERENCES)
     assert "bf16" in bf16.signature and all(math.isfinite(s) for s in bf16.scores)
     # bf16 keeps about 3 significant digits; translations may differ, so compare Ref <-> Hypo
     for a, b in zip(fp32.details, bf16.details):

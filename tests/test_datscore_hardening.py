@@ -22,6 +22,7 @@ from nlgmetrics.datscore import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 FAST = {"beam_size": 2, "max_new_tokens": 6, "device": "cpu", "quiet": True}
 SOURCES = ["Le chat est assis sur le tapis.", "Il pleut.", "Le gouvernement a annoncé de nouvelles mesures.",
            "Des scientifiques ont découvert une nouvelle espèce de grenouille dans la forêt tropicale.",
@@ -31,18 +32,8 @@ REFERENCES = ["The cat sat on the mat.", "It rains.", "The government announced 
               "The match was postponed because of rain."]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread(one_torch_thread):
-    return None
-
-
-@pytest.fixture(scope="module")
-def tiny(tiny_m2m100) -> str:
-    return tiny_m2m100
-
-
-def test_translation_at_the_generation_limit_warns(tiny):
-    lm = Seq2SeqLM(tiny, device="cpu", quiet=True)
+def test_translation_at_the_generation_limit_warns(tiny_m2m100):
+    lm = Seq2SeqLM(tiny_m2m100, device="cpu", quiet=True)
     with pytest.warns(UserWarning, match=r"6 of 6 translations fr->en stopped at the generation limit \(max_new_tokens=4\)"):
         lm.translate(SOURCES, "fr", "en", beam_size=2, max_new_tokens=4)
     with warnings.catch_warnings():  # from the cache: nothing generated, nothing to warn about
@@ -50,15 +41,15 @@ def test_translation_at_the_generation_limit_warns(tiny):
         lm.translate(SOURCES, "fr", "en", beam_size=2, max_new_tokens=4)
 
 
-def test_non_finite_scores_are_an_error_naming_the_dtype(tiny):
-    scorer = DATScore(model=tiny, target_lang="en", directions="bartscore", dtype="bf16", **FAST)
+def test_non_finite_scores_are_an_error_naming_the_dtype(tiny_m2m100):
+    scorer = DATScore(model=tiny_m2m100, target_lang="en", directions="bartscore", dtype="bf16", **FAST)
     with torch.no_grad():  # activations beyond bf16's (= fp32's) range: logits overflow to inf
         scorer.lm.model.get_output_embeddings().weight.mul_(1e36)
     with pytest.raises(ValueError, match=r"non-finite log-probabilities .* bf16"):
         scorer.score(["The cat sat."], ["The cat sat on the mat."])
 
 
-def test_one_vs_rest_needs_a_minimum_corpus(tiny):
+def test_one_vs_rest_needs_a_minimum_corpus(tiny_m2m100):
     rng = np.random.default_rng(1)
     names = list(ALL_DIRECTIONS)
     small = rng.normal(size=(3, 8))
@@ -77,9 +68,9 @@ def test_one_vs_rest_needs_a_minimum_corpus(tiny):
         DATScoreConfig(ovr_min_segments=2)
 
 
-def test_caches_are_bounded_and_give_the_same_results(tiny):
-    small = Seq2SeqLM(tiny, device="cpu", quiet=True, cache_entries=3)
-    big = Seq2SeqLM(tiny, device="cpu", quiet=True)
+def test_caches_are_bounded_and_give_the_same_results(tiny_m2m100):
+    small = Seq2SeqLM(tiny_m2m100, device="cpu", quiet=True, cache_entries=3)
+    big = Seq2SeqLM(tiny_m2m100, device="cpu", quiet=True)
     texts = [f"text number {i} about the cat" for i in range(12)]
     assert small.sequences(texts, "en") == big.sequences(texts, "en")
     assert len(small._content) <= 3 and len(big._content) == 12
@@ -90,8 +81,8 @@ def test_caches_are_bounded_and_give_the_same_results(tiny):
         assert small.translate(SOURCES, "fr", "en", beam_size=2, max_new_tokens=4) == first
 
 
-def test_generation_uses_full_batches(tiny, monkeypatch):
-    lm = Seq2SeqLM(tiny, device="cpu", quiet=True, batch_size=4)
+def test_generation_uses_full_batches(tiny_m2m100, monkeypatch):
+    lm = Seq2SeqLM(tiny_m2m100, device="cpu", quiet=True, batch_size=4)
     sizes = []
     real = lm.model.generate
 
@@ -108,13 +99,13 @@ def test_generation_uses_full_batches(tiny, monkeypatch):
     assert sizes == [4, 2]
 
 
-def test_config_options_reach_the_signature_and_the_card(tiny):
-    base = DATScore(model=tiny, source_lang="fr", **FAST)
+def test_config_options_reach_the_signature_and_the_card(tiny_m2m100):
+    base = DATScore(model=tiny_m2m100, source_lang="fr", **FAST)
     changed = {"trans1_lang": "de", "trans2_lang": "de", "directions": "reference", "exclude_directions": ["hypo->ref"],
                "token_weights": "uniform", "direction_weights": "uniform", "ovr_min_segments": 20, "beam_size": 3,
                "max_new_tokens": 5, "max_length": 64, "dtype": "bf16"}
     for name, value in changed.items():
-        scorer = DATScore(model=tiny, source_lang="fr", **{**FAST, name: value})
+        scorer = DATScore(model=tiny_m2m100, source_lang="fr", **{**FAST, name: value})
         key = DATScoreConfig.spec(name).short or name
         assert f"|{key}:" in scorer.signature, name
         assert scorer.signature != base.signature, name
