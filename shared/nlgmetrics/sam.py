@@ -40,6 +40,9 @@ BASE_LOW = {"bleu": 0.0, "chrf": 0.0, "meteor": 0.0, "bertscore": 0.0}
 SENTENCE_METRICS: Dict[str, Callable[[str, Any], float]] = {
     "bleu": sentence_bleu, "chrf": sentence_chrf, "meteor": sentence_meteor}
 MATCHING = ("lemma", "meteor")
+#: ``damping``: p * min(1, k / n) with n every unmatched item (``items``), those with a polarity
+#: (``polar``), or every item but only when S_h and S_r agree in sign (``same-sign``)
+DAMPING = ("off", "items", "polar", "same-sign")
 #: BERTScore encoder per profile: the paper's roberta-large (layer 17) or the offline MiniLM
 PROFILES = {"paper": "roberta-large", "lite": "minilm"}
 #: share of a text's letters outside the Latin script above which it is flagged non-English
@@ -68,6 +71,12 @@ class SAMConfig(MetricConfig):
                            choices=MATCHING, short="match", signature="always")
     multiword: bool = option(False, "join 2-4 adjacent words that form a multiword lexicon entry "
                              "(`ice_cream#n`) into one item", short="mwe")
+    damping: str = option("off", "shrink p when the mismatch is diffuse: p * min(1, damping_k / n), n = the "
+                          "unmatched items of both texts (`items`), those with a non-zero polarity (`polar`), or "
+                          "all items but only when S_h and S_r have the same sign (`same-sign`); `off`: the "
+                          "paper's p (the default, see the card)", choices=DAMPING, short="damp", signature="always")
+    damping_k: float = option(2.0, "k of `damping`: the unmatched items up to which p is kept whole", low=0.0,
+                              low_open=True, short="k")
     base_range: Optional[Tuple[float, float]] = option(
         None, "scale `[low, high]` of given base scores (e.g. `[-1, 1]`, `[0, 100]`); the penalty is "
         "anchored at `low`; unset: given scores must lie in [0, 1]", short="range")
@@ -118,6 +127,34 @@ def sentiment_adjustment(hyp_polarities: Sequence[float],
     """``(S_h, S_r, p)`` with ``p = |S_h - S_r| / 2`` for the mismatched items' polarities."""
     s_h, s_r = weighted_polarity(hyp_polarities), weighted_polarity(ref_polarities)
     return s_h, s_r, abs(s_h - s_r) / 2
+
+
+def damp(p: float, n: int, k: float) -> float:
+    """``p * min(1, k / n)``: p kept whole up to ``k`` unmatched items, shrunk as ``k / n``
+    beyond (a diffuse mismatch of many paraphrased words is not one flipped sentiment word)."""
+    return p if n <= k else p * k / n
+
+
+def unmatched_count(hyp_polarities: Sequence[float], ref_polarities: Sequence[float], damping: str) -> int:
+    """n for :func:`damp`: the unmatched items of both sides (``items``, ``same-sign``) or
+    those among them with a non-zero polarity (``polar``)."""
+    both = list(hyp_polarities) + list(ref_polarities)
+    if damping in ("items", "same-sign"):
+        return len(both)
+    if damping == "polar":
+        return sum(s != 0 for s in both)
+    raise ValueError(f"unknown damping {damping!r}; choose one of {', '.join(DAMPING[1:])}")
+
+
+def damped_p(hyp_polarities: Sequence[float], ref_polarities: Sequence[float], damping: str = "off",
+             k: float = 2.0) -> float:
+    """p of the mismatched items under ``damping`` (``off``: the paper's p). ``same-sign``
+    damps only a difference of degree (S_h and S_r non-zero with the same sign); opposite
+    signs, or sentiment on one side only, keep p whole."""
+    s_h, s_r, p = sentiment_adjustment(hyp_polarities, ref_polarities)
+    if damping == "off" or (damping == "same-sign" and not s_h * s_r > 0):
+        return p
+    return damp(p, unmatched_count(hyp_polarities, ref_polarities, damping), k)
 
 
 def adjust(base: float, p: float, low: float = 0.0) -> float:
@@ -272,11 +309,12 @@ class SAM(Scorer):
         records = []
         for seg_id, hyp, ref, base, (hyp_left, ref_left) in zip(
                 inputs.ids, hyps, refs, bases, self.mismatches(hyps, refs)):
-            s_h, s_r, p = sentiment_adjustment([it.polarity for it in hyp_left],
-                                               [it.polarity for it in ref_left])
+            hyp_pol, ref_pol = [it.polarity for it in hyp_left], [it.polarity for it in ref_left]
+            s_h, s_r, p_raw = sentiment_adjustment(hyp_pol, ref_pol)
+            p = damped_p(hyp_pol, ref_pol, self.config.damping, self.config.damping_k)
             record = {
                 "id": seg_id, "score": adjust(float(base), p, self.low), "base": float(base), "p": p,
-                "s_h": s_h, "s_r": s_r,
+                "p_raw": p_raw, "s_h": s_h, "s_r": s_r,
                 "mismatches": {"hypothesis": [it.explain() for it in hyp_left],
                                "reference": [it.explain() for it in ref_left]},
             }
