@@ -20,14 +20,20 @@ HADQAET Pearson change, each with a 95% paired-bootstrap CI of the difference to
 backend; the choice follows the training-split rule of ``choose_backend``
 (results: ``sam_quality_backends.json``).
 
-    python benchmarks/sam_quality.py [--limit N] [--backends spacy,lookup]
+With ``--damping``: SAM's defaults (lexicon, matching) with each ``damping`` variant and k
+(p * min(1, k / n), see ``nlgmetrics.sam.damped_p``), the choice by the training-split rule of
+``choose_damping`` (tweet train flips, HADQAET even rows), then every variant on the held-out
+data (tweet test+val flips, HADQAET odd rows and all rows); the chosen variant becomes the
+default only if it also beats ``off`` there (results: ``sam_quality_damping.json``).
+
+    python benchmarks/sam_quality.py [--limit N] [--backends spacy,lookup] [--damping]
 """
 from __future__ import annotations
 
 import argparse
 import math
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import torch
 from common import peak_rss_mb, read_jsonl, table, timer, write_results
@@ -35,7 +41,7 @@ from common import peak_rss_mb, read_jsonl, table, timer, write_results
 from nlgmetrics.core.linguistic import get_analyzer, wordnet_pos
 from nlgmetrics.core.resources import wordnet
 from nlgmetrics.core.stats import bootstrap_ci, pearson
-from nlgmetrics.sam import SAM, adjust
+from nlgmetrics.sam import SAM, adjust, damped_p
 from nlgmetrics.sentiment import load_lexicon
 
 BASES = ("bleu", "chrf", "meteor", "bertscore")
@@ -116,12 +122,13 @@ def base_scores(base: str, hyps: List[str], refs: List[str]) -> List[float]:
 
 
 def p_values(hyps: List[str], refs: List[str]) -> Dict[Tuple[str, bool, str], List[float]]:
-    """p per segment for every lexicon, multiword and matching setting (the base does not enter p)."""
+    """p per segment for every lexicon, multiword and matching setting (the base does not enter
+    p), with the paper's p (damping off)."""
     out = {}
     for name in LEXICONS:
         spec = lexicon_spec(name)
         for mwe, matching in SETTINGS:
-            sam = SAM(base="given", lexicon=spec, multiword=mwe, matching=matching, quiet=True)
+            sam = SAM(base="given", lexicon=spec, multiword=mwe, matching=matching, damping="off", quiet=True)
             out[(name, mwe, matching)] = [d["p"] for d in sam.score(hyps, refs, base_scores=[0.5] * len(hyps)).details]
     return out
 
@@ -205,7 +212,7 @@ def choose(flip: Dict[str, float], had: Dict[str, float]) -> Tuple[str, List[Lis
     HADQAET selection half beyond its bootstrap CI (issue 14's bar) and whose mean Pearson
     change there is not below the SentiWordNet prior's (the paper-like lexicon)."""
     variants = sorted({k.split("|")[0] for k in flip}, key=lambda v: (v.split(" ")[0] not in LEXICONS, v))
-    rows = []
+    rows: List[List[Any]] = []
     for v in variants:
         f = sum(flip[f"{v}|{b}"] for b in BASES) / len(BASES)
         h = sum(had[f"{v}|{b}"] for b in BASES) / len(BASES)
@@ -310,10 +317,119 @@ def choose_backend(backends: Sequence[str], facts: Dict[str, Tuple[float, float]
     return backends[0]
 
 
+DAMPINGS = ("items", "polar", "same-sign")
+DAMPING_KS = (1.0, 2.0, 4.0, 8.0, 16.0)
+DAMPING_VARIANTS = [("off", 0.0)] + [(d, k) for d in DAMPINGS for k in DAMPING_KS]
+
+
+def damping_name(damping: str, k: float) -> str:
+    return damping if damping == "off" else f"{damping} k={k:g}"
+
+
+Variant = Tuple[str, float]
+
+
+class Measure(NamedTuple):
+    """One damping variant's numbers: flip accuracy per base, and (Pearson change, CI low, CI high) per base."""
+
+    flip: Dict[str, float]
+    change: Dict[str, Tuple[float, float, float]]
+
+    def mean_flip(self) -> float:
+        return sum(self.flip.values()) / len(self.flip)
+
+    def mean_change(self) -> float:
+        return sum(c[0] for c in self.change.values()) / len(self.change)
+
+
+class DampingRuns:
+    """Base scores and the unmatched items' polarities (SAM's default lexicon and matching) of
+    a list of pairs; p under any damping variant is computed from them."""
+
+    def __init__(self, hyps: List[str], refs: List[str]) -> None:
+        details = SAM(base="given", damping="off", quiet=True).score(hyps, refs, base_scores=[0.5] * len(hyps)).details
+        self.polarities = [([m["polarity"] for m in d["mismatches"]["hypothesis"]],
+                            [m["polarity"] for m in d["mismatches"]["reference"]]) for d in details]
+        self.bases = {base: base_scores(base, hyps, refs) for base in BASES}
+        self.ps = {v: [damped_p(h, r, *v) for h, r in self.polarities] for v in DAMPING_VARIANTS}
+
+    def sam(self, base: str, variant: Tuple[str, float], idx: Sequence[int]) -> List[float]:
+        return [adjust(self.bases[base][i], self.ps[variant][i]) for i in idx]
+
+
+def damping_measures(flips: DampingRuns, pairs: List[Dict[str, str]], had: DampingRuns, human: List[float],
+                     split: str, idx: Sequence[int]) -> Dict[Variant, Measure]:
+    """Per variant: flip accuracy per base on the tweet ``split`` and, on the HADQAET rows
+    ``idx``, the Pearson change (SAM minus base) per base with its 95% paired-bootstrap CI."""
+    n_all = len(pairs)
+    chosen = [i for i, p in enumerate(pairs) if p["split"] in split.split("+")]
+    h = [human[i] for i in idx]
+    delta = lambda x, y, hh: pearson(y, hh) - pearson(x, hh)  # noqa: E731
+    out: Dict[Variant, Measure] = {}
+    for v in DAMPING_VARIANTS:
+        flip: Dict[str, float] = {}
+        change: Dict[str, Tuple[float, float, float]] = {}
+        for base in BASES:
+            right, wrong = flips.sam(base, v, chosen), flips.sam(base, v, [n_all + i for i in chosen])
+            flip[base] = sum(r > w for r, w in zip(right, wrong)) / len(chosen)
+            b, sam = [had.bases[base][i] for i in idx], had.sam(base, v, idx)
+            lo, hi = bootstrap_ci(delta, b, sam, h, n_resamples=1000, seed=0)
+            change[base] = (delta(b, sam, h), lo, hi)
+        out[v] = Measure(flip, change)
+    return out
+
+
+def choose_damping(train: Dict[Variant, Measure]) -> Variant:
+    """The training-split rule: among the variants whose flip accuracy on the tweet train split
+    is >= 0.90 for every base and that lose no base's HADQAET correlation (even rows) beyond
+    its CI, the highest mean Pearson change over the bases; ties keep the earlier (``off`` first)."""
+    eligible = [v for v in DAMPING_VARIANTS if min(train[v].flip.values()) >= 0.90
+                and all(c[2] >= 0 for c in train[v].change.values())]
+    return max(eligible or [("off", 0.0)], key=lambda v: (train[v].mean_change(), -DAMPING_VARIANTS.index(v)))
+
+
+def damping_table(title: str, measures: Dict[Variant, Measure], note: str) -> Dict:
+    rows = []
+    for v, m in measures.items():
+        row: List[object] = [damping_name(*v), min(m.flip.values()), m.mean_flip(), m.mean_change()]
+        row += [m.flip[b] for b in BASES]
+        row += [f"{m.change[b][0]:+.4f} [{m.change[b][1]:+.3f}, {m.change[b][2]:+.3f}]" for b in BASES]
+        row += [", ".join(b for b in BASES if m.change[b][2] < 0) or "none"]
+        rows.append(row)
+    return table(title, ["variant", "min flip accuracy over bases", "mean flip accuracy", "mean Pearson change"]
+                 + [f"{b} flip accuracy" for b in BASES] + [f"{b} Pearson change [95% CI]" for b in BASES]
+                 + ["bases losing beyond the CI"], rows, note)
+
+
+def run_damping(pairs: List[Dict[str, str]], hadqaet: List[dict], human: List[float],
+                halves: Dict[str, List[int]]) -> Tuple[List[Dict], Dict[str, object]]:
+    flips = DampingRuns([p["right"] for p in pairs] + [p["wrong"] for p in pairs], [p["ref"] for p in pairs] * 2)
+    had = DampingRuns([r["hyp"] for r in hadqaet], [r["ref"] for r in hadqaet])
+    train = damping_measures(flips, pairs, had, human, "train", halves["even"])
+    chosen = choose_damping(train)
+    held = damping_measures(flips, pairs, had, human, "test+val", halves["odd"])
+    every = damping_measures(flips, pairs, had, human, "test+val", halves["all"])
+
+    off = ("off", 0.0)
+    confirmed = chosen == off or (min(held[chosen].flip.values()) >= min(held[off].flip.values())
+                                  and held[chosen].mean_change() >= held[off].mean_change())
+    default = chosen if confirmed else off
+    note = ("Flip accuracy: share of pairs whose synonym swap scores strictly higher (ties wrong); Pearson "
+            "change: SAM minus base against the HADQAET human penalty, 95% paired bootstrap (1000 resamples, "
+            "seed 0). BERTScore: lite profile (MiniLM). SAM defaults otherwise (lexicon, matching).")
+    tables = [damping_table("(e) Damping choice on training data: tweet train flips, HADQAET even rows", train, note),
+              damping_table("(f) Damping, held out: tweet test+val flips, HADQAET odd rows (report half)", held, note),
+              damping_table("(f) Damping, held out: tweet test+val flips, HADQAET all rows", every, note)]
+    facts = {"chosen_on_training": damping_name(*chosen), "beats_off_held_out": confirmed,
+             "default": damping_name(*default)}
+    return tables, facts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="use about N rows of each data set (a smoke test)")
     parser.add_argument("--backends", default=None, help="compare tagger backends (first: the reference)")
+    parser.add_argument("--damping", action="store_true", help="choose the p damping (SAM's defaults otherwise)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     with timer() as build:
@@ -324,6 +440,16 @@ def main() -> None:
         hadqaet = hadqaet[:args.limit]
     human = [float(r["human"]) for r in hadqaet]
     even, odd, every = list(range(0, len(hadqaet), 2)), list(range(1, len(hadqaet), 2)), list(range(len(hadqaet)))
+    if args.damping:
+        with timer() as t:
+            tables, facts = run_damping(pairs, hadqaet, human, {"even": even, "odd": odd, "all": every})
+        notes = [f"Chosen on the training data (rule of choose_damping): {facts['chosen_on_training']}; beats "
+                 f"'off' on held-out data (min flip accuracy and mean HADQAET odd-row Pearson change not below "
+                 f"off's): {facts['beats_off_held_out']}; default: {facts['default']}.",
+                 f"Flip set: {len(pairs)} pairs; HADQAET: {len(hadqaet)} rows with a reference.",
+                 f"Seconds for all runs: {t['seconds']:.0f}; peak RSS {peak_rss_mb():.0f} MiB."]
+        write_results("sam_quality_damping", tables, notes, extra=facts)
+        return
     if args.backends:
         backends = args.backends.split(",")
         with timer() as t:

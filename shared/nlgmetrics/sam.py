@@ -10,7 +10,8 @@ lexicon; the sentiment distance of the two sides lowers the base metric score::
 ``low`` is the lower end of the base metric's scale (0 for BLEU, chrF, METEOR, BERTScore;
 ``base_range[0]`` for caller-given scores), so on those scales SAM is the paper's
 ``C_hr * (1 - p)``, and on any scale SAM never rises as p grows (a negative score is pushed
-further down, not toward 0).
+further down, not toward 0). ``damping`` (off by default: the paper's p) optionally shrinks p
+to ``p * min(1, k / n)`` for a mismatch of n > k items (:func:`damped_p`; measured in the card).
 
 >>> from nlgmetrics.sam import adjust, sentiment_adjustment
 >>> sentiment_adjustment([-0.669], [0.856])  # the paper's Example 4 (anger#n vs happiness#n)
