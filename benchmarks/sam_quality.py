@@ -117,7 +117,7 @@ def lexicon_spec(name: str):
 
 
 def base_scores(base: str, hyps: List[str], refs: List[str]) -> List[float]:
-    options = {"profile": "lite"} if base == "bertscore" else {}
+    options: Dict[str, Any] = {"profile": "lite"} if base == "bertscore" else {}
     return [d["base"] for d in SAM(base=base, quiet=True, **options).score(hyps, refs).details]
 
 
