@@ -47,6 +47,18 @@ def test_best_analysis_is_the_most_frequent_then_the_smallest():
     assert text.startswith("# SAM lookup tagger")
 
 
+def test_only_dictionary_words_ship():
+    words = frozenset({"lol", "ice cream"})
+    keep = [("the", "DT", "DET", "the"), ("n't", "RB", "PART", "not"), ("!", ".", "PUNCT", "!"),
+            ("killed", "VBD", "VERB", "kill"), ("lol", "UH", "INTJ", "lol"), ("cats", "NNS", "NOUN", "cat")]
+    drop = [("@someone", "NNP", "PROPN", "@someone"), ("Colorado", "NNP", "PROPN", "Colorado"),
+            ("#ThoughtfulThursday", "NN", "NOUN", "#ThoughtfulThursday"), ("loveee", "NN", "NOUN", "loveee"),
+            ("b.com", "NN", "NOUN", "b.com"), ("u2", "PRP", "PRON", "u2")]
+    assert [sam_tagger.shippable(row, words) for row in keep] == [True] * len(keep)
+    assert [sam_tagger.shippable(row, words) for row in drop] == [False] * len(drop)
+    assert {"good will", "happy"} <= sam_tagger.lexicon_words()
+
+
 def test_builder_is_deterministic_on_spacy_output(tmp_path):
     texts = ["I saw a saw.", "We saw it.", "Great!"]
     first = sam_tagger.best_analyses(sam_tagger.count_analyses(texts))
@@ -61,7 +73,9 @@ def test_builder_is_deterministic_on_spacy_output(tmp_path):
 
 def test_shipped_table_reads_back():
     table = read_tagger_table(data_path("sam_tagger.tsv.gz"))
-    assert len(table) > 15_000
+    assert len(table) > 12_000
+    # dictionary words only: nothing of the training text's names, handles or hashtags ships
+    assert not [form for form, (_, upos, _) in table.items() if upos == "PROPN" or "@" in form or "#" in form]
     assert table["killed"] == ("VBN", "VERB", "kill") and table["angry"] == ("JJ", "ADJ", "angry")
     assert table["!"][1] == "PUNCT"
 
