@@ -48,7 +48,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description("sam", configs=_CONFIGS, inputs
 """, returns="""\
     score (float): mean SAM-adjusted score; scores (list of float): per segment, on the base
         metric's scale; signature (str): base metric, models, lexicon and tagger.
-    details, corpus: with return_details=True (base, p, s_h, s_r, mismatched words with their
+    details, corpus: with return_details=True (base, p, p_raw, s_h, s_r, mismatched words with their
         polarities).
     Passing base_scores in any configuration means base="given" (unless base is given too).
 """, examples="""\
