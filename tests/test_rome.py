@@ -263,7 +263,7 @@ def test_lora_merge_is_w_plus_scaled_b_a():
     trainable = {n for n, p in tuned.encoder.named_parameters() if p.requires_grad}
     assert trainable and all(".lora_" in n or ".LayerNorm." in n for n in trainable)
     with torch.no_grad():
-        for name, param in tuned.named_parameters():
+        for param in tuned.parameters():
             if param.requires_grad:
                 param.copy_((param + 0.1 * torch.randn_like(param)).half().float())
     state = tuned.state()

@@ -3,10 +3,13 @@
 - :class:`TunedGrammarHead` (lite profile): all-MiniLM-L6-v2 adapted to CoLA's train split with
   low-rank (LoRA) updates W + (alpha/r) B A of every linear layer of its six transformer layers
   (query, key, value, attention output, intermediate, output), tuned LayerNorms, and a linear
-  classifier on the masked mean of the last layer. Shipped as float16 factors A, B (~1.3 MB for
-  r = 16) that are merged into the packaged encoder's weights once at load, so scoring costs
-  exactly what the plain encoder costs (``python -m nlgmetrics.training.rome_grammar``). Files
-  with dense float16 deltas (``delta.<parameter>`` only, the earlier format) load the same way.
+  classifier on the masked mean of the last layer, stored as float16 factors A, B (~1.3 MB for
+  r = 16) and merged into the packaged encoder's weights once at load, so scoring costs exactly
+  what the plain encoder costs (``python -m nlgmetrics.training.rome_grammar``). Files with
+  dense float16 deltas (``delta.<parameter>`` only) load the same way: the shipped
+  ``rome_grammar_lite.npz`` is still such a full fine-tune of the six layers (19.6 MB), because
+  the best LoRA run falls below the out-of-domain test gate (benchmarks/results/
+  rome_grammar_training.log).
 - :class:`CoLAClassifier` (paper profile): any sequence classifier fine-tuned on CoLA (hub id
   or local directory), e.g. ``textattack/bert-base-uncased-CoLA`` (BERT-base, as the paper).
 
