@@ -232,6 +232,50 @@ def test_lite_grammar_head_beats_the_majority_baseline_out_of_domain(rome, share
     assert auc(y, probs) > 0.65
 
 
+def test_lora_merge_is_w_plus_scaled_b_a():
+    """The shipped factors fold into the weights as W + scale * B @ A (float16 factors computed
+    in float32), dense deltas as p + delta, and the merged plain model equals the LoRA-wrapped
+    one it was taken from."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    from nlgmetrics.rome.grammar import LORA_TARGETS, LoRALinear, TunedHeadModel, merge_state
+
+    rng = np.random.default_rng(0)
+    w, norm = rng.normal(size=(3, 4)).astype(np.float32), rng.normal(size=3).astype(np.float32)
+    a, b = rng.normal(size=(2, 4)).astype(np.float16), rng.normal(size=(3, 2)).astype(np.float16)
+    delta = rng.normal(size=3).astype(np.float32)
+    params = {"l.weight": torch.tensor(w), "n.weight": torch.tensor(norm)}
+    merge_state(params, {"lora_a.l": a, "lora_b.l": b, "delta.n.weight": delta}, 0.5)
+    expected = w + 0.5 * np.array([[sum(float(b[i, k]) * float(a[k, j]) for k in range(2)) for j in range(4)]
+                                   for i in range(3)])
+    np.testing.assert_allclose(params["l.weight"].numpy(), expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(params["n.weight"].numpy(), norm + delta, rtol=1e-6)
+
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=50, hidden_size=8, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=16, max_position_embeddings=16)
+    tuned, plain = TunedHeadModel(BertModel(config), None), TunedHeadModel(BertModel(config), None)
+    plain.encoder.load_state_dict(tuned.encoder.state_dict())
+    paths = tuned.add_lora(rank=2, alpha=4.0)
+    assert len(paths) == 2 * len(LORA_TARGETS) and tuned.lora_scale == 2.0
+    assert all(isinstance(tuned.encoder.get_submodule(p), LoRALinear) for p in paths)
+    trainable = {n for n, p in tuned.encoder.named_parameters() if p.requires_grad}
+    assert trainable and all(".lora_" in n or ".LayerNorm." in n for n in trainable)
+    with torch.no_grad():
+        for param in tuned.parameters():
+            if param.requires_grad:
+                param.copy_((param + 0.1 * torch.randn_like(param)).half().float())
+    state = tuned.state()
+    assert state["lora_a.encoder.layer.0.attention.self.query"].dtype == np.float16
+    plain.merge(state, tuned.lora_scale)
+    enc = {"input_ids": torch.tensor([[1, 5, 7, 2, 0]]), "attention_mask": torch.tensor([[1, 1, 1, 1, 0]])}
+    tuned.eval()
+    plain.eval()
+    with torch.no_grad():
+        assert float(plain.classify(enc)) == pytest.approx(float(tuned.classify(enc)), abs=1e-5)
+
+
 def test_evaluate_wrapper_matches_core(rome):
     import evaluate
 

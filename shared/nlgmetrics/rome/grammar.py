@@ -1,8 +1,15 @@
 """RoMe's F_grammar: P(hypothesis is grammatically acceptable) from a CoLA classifier.
 
-- :class:`TunedGrammarHead` (lite profile): all-MiniLM-L6-v2 with its top layers fine-tuned on
-  CoLA's train split and a linear classifier on the masked mean of the last layer; shipped as
-  float16 deltas against the packaged encoder (``python -m nlgmetrics.training.rome_grammar``).
+- :class:`TunedGrammarHead` (lite profile): all-MiniLM-L6-v2 adapted to CoLA's train split with
+  low-rank (LoRA) updates W + (alpha/r) B A of every linear layer of its six transformer layers
+  (query, key, value, attention output, intermediate, output), tuned LayerNorms, and a linear
+  classifier on the masked mean of the last layer, stored as float16 factors A, B (~1.3 MB for
+  r = 16) and merged into the packaged encoder's weights once at load, so scoring costs exactly
+  what the plain encoder costs (``python -m nlgmetrics.training.rome_grammar``). Files with
+  dense float16 deltas (``delta.<parameter>`` only) load the same way: the shipped
+  ``rome_grammar_lite.npz`` is still such a full fine-tune of the six layers (19.6 MB), because
+  the best LoRA run falls below the out-of-domain test gate (benchmarks/results/
+  rome_grammar_training.log).
 - :class:`CoLAClassifier` (paper profile): any sequence classifier fine-tuned on CoLA (hub id
   or local directory), e.g. ``textattack/bert-base-uncased-CoLA`` (BERT-base, as the paper).
 
@@ -28,8 +35,12 @@ from ..core.models import (
 )
 from ..core.resources import data_path
 
-DELTA_PREFIX = "delta."
+DELTA_PREFIX = "delta."  # dense additive delta of a parameter (LayerNorms; all of the earlier format)
+LORA_A_PREFIX = "lora_a."  # (rank, in) factor of a linear layer, keyed by the layer's module path
+LORA_B_PREFIX = "lora_b."  # (out, rank) factor
 HEAD_PREFIX = "head."
+LORA_TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value",
+                "attention.output.dense", "intermediate.dense", "output.dense")
 
 
 def masked_mean(states: Any, mask: Any) -> Any:
@@ -62,35 +73,66 @@ def _torch_module() -> Any:
     return torch.nn.Module
 
 
-class TunedHeadModel(_torch_module()):  # type: ignore[misc]
-    """all-MiniLM-L6-v2 + a linear head on the masked mean of the last layer; only the top
-    ``tuned_layers`` transformer layers and the head are trainable."""
+class LoRALinear(_torch_module()):  # type: ignore[misc]
+    """A frozen linear layer plus a trainable low-rank update: y = base(x) + scale * x A^T B^T,
+    with A (rank, in) small random and B (out, rank) zero, so training starts at the base."""
 
-    def __init__(self, encoder: Any, tokenizer: Any, tuned_layers: int) -> None:
+    def __init__(self, base: Any, rank: int, scale: float) -> None:
+        import torch
+
+        super().__init__()
+        self.base = base
+        self.scale = float(scale)
+        self.lora_a = torch.nn.Parameter(torch.empty(rank, base.in_features))
+        self.lora_b = torch.nn.Parameter(torch.zeros(base.out_features, rank))
+        torch.nn.init.kaiming_uniform_(self.lora_a, a=5 ** 0.5)
+        for param in base.parameters():
+            param.requires_grad = False
+
+    def forward(self, x: Any) -> Any:
+        return self.base(x) + (x @ self.lora_a.t() @ self.lora_b.t()) * self.scale
+
+
+class TunedHeadModel(_torch_module()):  # type: ignore[misc]
+    """all-MiniLM-L6-v2 + a linear head on the masked mean of the last layer. Plain (for scoring,
+    after :meth:`merge`) or, after :meth:`add_lora`, with trainable low-rank factors on every
+    linear layer of the transformer layers, trainable LayerNorms there, and the head."""
+
+    def __init__(self, encoder: Any, tokenizer: Any) -> None:
         import torch
 
         super().__init__()
         self.encoder = encoder
         self.tokenizer = tokenizer
-        self.tuned_layers = int(tuned_layers)
         self.head = torch.nn.Linear(encoder.config.hidden_size, 1)
-        n = encoder.config.num_hidden_layers
-        self.tuned_prefixes = tuple(f"encoder.layer.{i}." for i in range(n - self.tuned_layers, n))
-        self._base = {k: v.detach().clone() for k, v in encoder.named_parameters() if k.startswith(self.tuned_prefixes)}
-        for name, param in encoder.named_parameters():
-            param.requires_grad = name.startswith(self.tuned_prefixes)
+        self.lora_scale = 0.0
+        self._base: dict[str, Any] = {}
 
     @classmethod
-    def pretrained(cls, tuned_layers: int, path: str | None = None) -> TunedHeadModel:
+    def pretrained(cls, path: str | None = None) -> TunedHeadModel:
         """The packaged encoder (or ``path``) with a fresh head (seeded by the caller)."""
         from transformers import AutoModel, AutoTokenizer
 
         path = path or lite_encoder_path()
         encoder = AutoModel.from_pretrained(path, attn_implementation="eager")
-        return cls(encoder, AutoTokenizer.from_pretrained(path), tuned_layers)
+        return cls(encoder, AutoTokenizer.from_pretrained(path))
 
-    def tuned_parameters(self) -> list[Any]:
-        return [p for n, p in self.encoder.named_parameters() if n.startswith(self.tuned_prefixes)]
+    def add_lora(self, rank: int, alpha: float) -> list[str]:
+        """Wrap every target linear layer in a :class:`LoRALinear` (scale alpha / rank); freeze
+        the encoder except the factors and the transformer layers' LayerNorms. Returns the
+        wrapped layers' module paths."""
+        self.lora_scale = float(alpha) / int(rank)
+        paths = [name for name, _ in self.encoder.named_modules()
+                 if name.startswith("encoder.layer.") and name.split(".", 3)[-1] in LORA_TARGETS]
+        for path in paths:
+            parent, _, child = path.rpartition(".")
+            owner = self.encoder.get_submodule(parent)
+            setattr(owner, child, LoRALinear(getattr(owner, child), rank, self.lora_scale))
+        for name, param in self.encoder.named_parameters():
+            param.requires_grad = ".lora_" in name or (name.startswith("encoder.layer.") and ".LayerNorm." in name)
+            if ".LayerNorm." in name and param.requires_grad:
+                self._base[name] = param.detach().clone()
+        return paths
 
     def classify(self, enc: dict[str, Any]) -> Any:
         """Logits (batch,) of acceptability."""
@@ -98,50 +140,71 @@ class TunedHeadModel(_torch_module()):  # type: ignore[misc]
                            token_type_ids=enc.get("token_type_ids"))
         return self.head(masked_mean(out.last_hidden_state, enc["attention_mask"]))[:, 0]
 
-    def load_deltas(self, state: dict[str, np.ndarray]) -> None:
-        """Apply a :func:`delta_state` (float16 deltas, float32 head)."""
+    def state(self) -> dict[str, np.ndarray]:
+        """The shipped form of a LoRA-trained model: float16 factors, float32 LayerNorm deltas
+        (tuned - packaged) and head."""
+        out: dict[str, np.ndarray] = {}
+        for name, module in self.encoder.named_modules():
+            if isinstance(module, LoRALinear):
+                out[LORA_A_PREFIX + name] = module.lora_a.detach().numpy().astype(np.float16)
+                out[LORA_B_PREFIX + name] = module.lora_b.detach().numpy().astype(np.float16)
+        for name, param in self.encoder.named_parameters():
+            if name in self._base:
+                out[DELTA_PREFIX + name] = (param.detach() - self._base[name]).numpy().astype(np.float32)
+        for name, param in self.head.named_parameters():
+            out[HEAD_PREFIX + name] = param.detach().numpy().astype(np.float32)
+        return out
+
+    def merge(self, state: dict[str, np.ndarray], scale: float) -> None:
+        """Fold a :meth:`state` into the plain encoder's weights, once: W += scale * B @ A per
+        factor pair (computed in float32), p += delta per dense delta; load the head."""
+        merge_state(dict(self.encoder.named_parameters()), state, scale)
         import torch
 
-        params = dict(self.encoder.named_parameters())
         with torch.no_grad():
             for key, value in state.items():
-                if key.startswith(DELTA_PREFIX):
-                    name = key[len(DELTA_PREFIX):]
-                    params[name].copy_(self._base[name] + torch.from_numpy(value.astype(np.float32)))
-                elif key.startswith(HEAD_PREFIX):
+                if key.startswith(HEAD_PREFIX):
                     getattr(self.head, key[len(HEAD_PREFIX):]).copy_(torch.from_numpy(value.astype(np.float32)))
 
 
-def delta_state(model: TunedHeadModel) -> dict[str, np.ndarray]:
-    """The shipped form of a tuned model: float16 (tuned - packaged) per tuned parameter, the
-    float32 head."""
-    out = {}
-    for name, param in model.encoder.named_parameters():
-        if name in model._base:
-            out[DELTA_PREFIX + name] = (param.detach() - model._base[name]).numpy().astype(np.float16)
-    for name, param in model.head.named_parameters():
-        out[HEAD_PREFIX + name] = param.detach().numpy().astype(np.float32)
-    return out
+def merge_state(params: dict[str, Any], state: dict[str, np.ndarray], scale: float) -> None:
+    """In place: ``params[path + ".weight"] += scale * B @ A`` for each ``lora_a.<path>`` /
+    ``lora_b.<path>`` pair and ``params[name] += delta`` for each ``delta.<name>`` of ``state``."""
+    import torch
+
+    with torch.no_grad():
+        for key, value in state.items():
+            if key.startswith(LORA_A_PREFIX):
+                path = key[len(LORA_A_PREFIX):]
+                a = torch.from_numpy(value.astype(np.float32))
+                b = torch.from_numpy(state[LORA_B_PREFIX + path].astype(np.float32))
+                weight = params[path + ".weight"]
+                weight.add_((scale * (b @ a)).to(weight.dtype))
+            elif key.startswith(DELTA_PREFIX):
+                param = params[key[len(DELTA_PREFIX):]]
+                param.add_(torch.from_numpy(value.astype(np.float32)).to(param.dtype))
 
 
 class TunedGrammarHead:
     """The lite profile's CoLA classifier, loaded from a ``.npz`` written by
-    ``python -m nlgmetrics.training.rome_grammar`` (deltas against ``encoder`` in the file)."""
+    ``python -m nlgmetrics.training.rome_grammar`` (factors and deltas against the packaged
+    encoder, merged into its weights at load)."""
 
     def __init__(self, weights: str | Path, *, device: Any = "auto", dtype: Any = "fp32",
                  batch_size: int = 32, max_length: int = 256, encoder_path: str | None = None) -> None:
         path = Path(weights) if Path(weights).exists() else data_path(str(weights))
         with np.load(path) as data:
-            if "tuned_layers" not in data:
-                raise ValueError(f"{path} is not a tuned grammar head (no tuned_layers); retrain it with "
+            if "lora_scale" not in data and "tuned_layers" not in data:
+                raise ValueError(f"{path} is not a tuned grammar head (no lora_scale); retrain it with "
                                  "python -m nlgmetrics.training.rome_grammar")
-            state = {k: data[k] for k in data.files if k.startswith((DELTA_PREFIX, HEAD_PREFIX))}
-            tuned = int(data["tuned_layers"])
+            state = {k: data[k] for k in data.files if k.startswith((DELTA_PREFIX, LORA_A_PREFIX,
+                                                                     LORA_B_PREFIX, HEAD_PREFIX))}
+            scale = float(data["lora_scale"]) if "lora_scale" in data else 0.0
             self.metrics = json.loads(str(data["metrics"]))
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
-        self.model = TunedHeadModel.pretrained(tuned, encoder_path)
-        self.model.load_deltas(state)
+        self.model = TunedHeadModel.pretrained(encoder_path)
+        self.model.merge(state, scale)
         self.model.eval()
         self.model.to(device=self.device, dtype=self.dtype)
         make_resident(self.model)
