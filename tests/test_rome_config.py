@@ -22,6 +22,8 @@ from nlgmetrics.rome import (
     ({"profile": "large"}, "profile"),
     ({"component": "bleu"}, "component"),
     ({"ted_tree": "words"}, "ted_tree"),
+    ({"emd_unaligned": "zero"}, "emd_unaligned"),
+    ({"emd_weights": "idf"}, "emd_weights"),
     ({"parser": "spacy"}, "renamed to 'linguistic_backend'"),
     ({"ted_normalisation": "sum"}, "renamed to 'ted_normalization'"),
 ])

@@ -13,7 +13,9 @@ from nlgmetrics.core.tree_edit import tree_edit_distance
 from nlgmetrics.core.trees import Tree
 from nlgmetrics.rome import (
     DependencyTree,
+    FUNCTION_WORD_WEIGHT,
     ScorerNetwork,
+    content_weights,
     earth_movers_distance,
     emd_similarity,
     hard_alignment,
@@ -72,6 +74,47 @@ def test_emd_similarity_hand_computed():
     f, pairs = emd_similarity(["a", "b"], ["a", "c"], hyp, np.array([[1.0, 0.0], [0.6, 0.8]]))
     assert pairs == [(0, 0), (1, 1)]
     assert f == pytest.approx(1 - (1 - share_a) * 0.2)
+
+
+def test_emd_unaligned_cosine_hand_computed():
+    # the 2x2 case above: cos = [[1, 0.8], [0, 0.6]]; only a-a is aligned (cost 0). With
+    # emd_unaligned="cosine" the other pairs cost 1 - cos: d = [[0, 0.2], [1, 0.4]]. Weights
+    # (p, q) on both sides, p = share of "a"; flows x = f_aa, f_ac = f_ba = p - x, f_bc = q - p + x
+    # cost 0.2 (p - x) + (p - x) + 0.4 (q - p + x) = 0.8 p + 0.4 q - 0.8 x, least at x = p
+    hyp, ref = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [0.8, 0.6]])
+    share_a = math.log10(2) / (math.log10(2) + math.log10(3))
+    cos = hyp @ ref.T
+    assert transport_distance(cos, [(0, 0)], 0.07, "cosine") == pytest.approx(np.array([[0.0, 0.2], [1.0, 0.4]]))
+    f, pairs = emd_similarity(["a", "b"], ["a", "c"], hyp, ref, unaligned="cosine")
+    assert pairs == [(0, 0)]
+    assert f == pytest.approx(1 - 0.4 * (1 - share_a))
+    f_one, _ = emd_similarity(["a", "b"], ["a", "c"], hyp, ref, unaligned="one")
+    assert f_one == pytest.approx(share_a) and f > f_one
+    # negative cosines cost 1 (clipped), aligned pairs keep their soft-penalised cost
+    d = transport_distance(np.array([[-0.5, 0.9], [0.3, 0.7]]), [(1, 1)], 0.07, "cosine")
+    assert d == pytest.approx(np.array([[1.0, 0.1], [0.7, 0.3]]))
+    with pytest.raises(ValueError):
+        transport_distance(cos, [], 0.07, "zero")
+
+
+def test_content_weights_hand_computed():
+    words = ["the", "cat", "sat", "on", "the", "mat"]
+    fw = FUNCTION_WORD_WEIGHT
+    raw = np.array([(1 + math.log10(2)) * fw, 1, 1, fw, (1 + math.log10(2)) * fw, 1])
+    assert np.allclose(content_weights(words, ["a", "dog"]), raw / raw.sum())
+    assert np.allclose(content_weights(words), content_weights(words, words))  # the other side does not matter
+    assert content_weights(["the", "cat"]) == pytest.approx([fw / (1 + fw), 1 / (1 + fw)])
+    assert content_weights(["not", "a", "cat"]).tolist()[0] == pytest.approx(1 / (2 + fw))  # negation is content
+    assert content_weights([]).shape == (0,)
+    # "the"-"the" (cos 1) and "cat"-"dog" (cos 0.8) aligned: EMD = w(cat) * 0.2 on both weightings
+    hyp, ref = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [0.6, 0.8]])
+    f, pairs = emd_similarity(["the", "cat"], ["the", "dog"], hyp, ref, weights="content")
+    assert pairs == [(0, 0), (1, 1)]
+    assert f == pytest.approx(1 - 0.2 / (1 + fw))
+    f_tfidf, _ = emd_similarity(["the", "cat"], ["the", "dog"], hyp, ref, weights="tfidf")
+    assert f_tfidf == pytest.approx(1 - 0.2 * math.log10(3) / (math.log10(2) + math.log10(3)))
+    with pytest.raises(ValueError):
+        emd_similarity(["the"], ["the"], hyp[:1], ref[:1], weights="idf")
 
 
 def test_soft_penalty_vanishes_for_equal_lengths_only():

@@ -6,10 +6,15 @@ from .features import (
                        ALIGNMENT_RULES,
                        DELTA_EMD,
                        DELTA_TED,
+                       EMD_WEIGHTINGS,
+                       FUNCTION_WORD_WEIGHT,
+                       FUNCTION_WORDS,
                        GAMMA,
                        ROOT_LABEL,
                        TED_NORMALIZATIONS,
+                       UNALIGNED_COSTS,
                        DependencyTree,
+                       content_weights,
                        dependency_tree,
                        earth_movers_distance,
                        emd_similarity,
@@ -25,8 +30,9 @@ from .grammar import CoLAClassifier, TunedGrammarHead
 from .network import FEATURE_ORDER, ScorerNetwork
 from .scorer import COMPONENTS, FIT, PROFILES, RoMe, RoMeConfig
 
-__all__ = ["ALIGNMENT_RULES", "COMPONENTS", "DELTA_EMD", "DELTA_TED", "FEATURE_ORDER", "FIT", "GAMMA", "PROFILES",
-           "ROOT_LABEL", "TED_NORMALIZATIONS", "CoLAClassifier", "DependencyTree", "RoMe", "RoMeConfig",
-           "ScorerNetwork", "TunedGrammarHead", "dependency_tree", "earth_movers_distance", "emd_similarity",
-           "hard_alignment", "preprocess", "relative_position_gap", "ted_se", "tfidf_weights",
-           "transport_distance", "word_cosines"]
+__all__ = ["ALIGNMENT_RULES", "COMPONENTS", "CoLAClassifier", "DELTA_EMD", "DELTA_TED", "DependencyTree",
+           "EMD_WEIGHTINGS", "FEATURE_ORDER", "FIT", "FUNCTION_WORDS", "FUNCTION_WORD_WEIGHT", "GAMMA",
+           "PROFILES", "ROOT_LABEL", "RoMe", "RoMeConfig", "ScorerNetwork", "TED_NORMALIZATIONS",
+           "TunedGrammarHead", "UNALIGNED_COSTS", "content_weights", "dependency_tree",
+           "earth_movers_distance", "emd_similarity", "hard_alignment", "preprocess", "relative_position_gap",
+           "ted_se", "tfidf_weights", "transport_distance", "word_cosines"]

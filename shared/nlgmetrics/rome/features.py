@@ -9,8 +9,11 @@ Preprocessing for F_EMD: lowercase, punctuation (Unicode P*) replaced by spaces,
 words. Hard alignment: each hypothesis word i, in order, takes j* = argmax_j cos(h_i, r_j) *
 (1 - |i/m - j/n|) (1-based positions); the pair is kept only when cos(h_i, r_j*) > delta_EMD
 and r_j* is still free. Kept pairs cost d_ij = 1 - cos * exp(-gamma * 2|m-n|/(m+n) *
-|i/m - j/n|), all other pairs 1; word weights are TF-IDF over the pair's two sentences,
-normalised per sentence; EMD is the optimal transport cost (POT's ``ot.emd``).
+|i/m - j/n|), all other pairs 1 (``unaligned="one"``, the specification) or 1 - cos clipped to
+[0, 1] (``unaligned="cosine"``); word weights are TF-IDF over the pair's two sentences
+(``weights="tfidf"``, the specification) or term frequency scaled down for closed-class
+function words (``weights="content"``, :func:`content_weights`), normalised per sentence; EMD
+is the optimal transport cost (POT's ``ot.emd``).
 
 Words the encoder cannot represent (all of their subwords are the unknown token, e.g. words
 longer than 100 characters) are compared by their text: cosine 1 when equal, else 0.
@@ -40,6 +43,27 @@ ROOT_LABEL = "<root>"
 COMPONENTS = ("rome", "emd", "ted", "grammar")
 TED_NORMALIZATIONS = ("max", "sum")
 ALIGNMENT_RULES = ("argmax", "thresholded")
+#: what a word pair outside the hard alignment costs in F_EMD's transport matrix
+UNALIGNED_COSTS = ("one", "cosine")
+#: F_EMD word weights
+EMD_WEIGHTINGS = ("tfidf", "content")
+#: relative weight of a function word under ``weights="content"`` (content words weigh 1)
+FUNCTION_WORD_WEIGHT = 0.2
+#: closed-class English words (articles and determiners, pronouns, auxiliaries and copulas,
+#: prepositions, conjunctions, particles) that ``weights="content"`` scales down; negations
+#: (not, no, never, nor) and numbers stay content words
+FUNCTION_WORDS = frozenset("""
+a an the this that these those some any each every either neither both all another such
+i me my mine myself you your yours yourself yourselves he him his himself she her hers herself
+it its itself we us our ours ourselves they them their theirs themselves one ones who whom whose
+which what whatever whoever there here
+be is am are was were been being s re m d ll ve have has had having do does did doing done
+will would shall should can could may might must ought
+of in on at by for with about against between into through during before after above below to
+from up down out off over under again further than as until while since per via onto upon
+within without along across among around behind beside besides beyond near toward towards
+and or but so yet if because although though unless whereas whether then also
+""".split())
 
 
 # -- preprocessing --------------------------------------------------------------------------
@@ -69,6 +93,25 @@ def tfidf_weights(words: Sequence[str], other: Sequence[str]) -> np.ndarray:
         tf[w] = tf.get(w, 0) + 1
     other_set = set(other)
     raw = np.array([(1 + math.log10(tf[w])) * math.log10(1 + 2 / (1 + (w in other_set))) for w in words])
+    return raw / raw.sum()
+
+
+def content_weights(words: Sequence[str], other: Sequence[str] = ()) -> np.ndarray:
+    """Per-position weights (1 + log10 tf) * c, c = 1 for a content word and
+    :data:`FUNCTION_WORD_WEIGHT` for a word of :data:`FUNCTION_WORDS`, normalised to sum to 1
+    (empty for no words). Unlike :func:`tfidf_weights` a word's weight does not depend on
+    whether the other sentence has it (``other`` is accepted for the same call shape).
+
+    >>> content_weights(["the", "cat", "sat"]).round(4).tolist()
+    [0.0909, 0.4545, 0.4545]
+    """
+    if not words:
+        return np.zeros(0)
+    tf: dict[str, int] = {}
+    for w in words:
+        tf[w] = tf.get(w, 0) + 1
+    raw = np.array([(1 + math.log10(tf[w])) * (FUNCTION_WORD_WEIGHT if w in FUNCTION_WORDS else 1.0)
+                    for w in words])
     return raw / raw.sum()
 
 
@@ -108,10 +151,14 @@ def hard_alignment(cos: np.ndarray, delta: float = DELTA_EMD, rule: str = "argma
 
 
 def transport_distance(cos: np.ndarray, pairs: Sequence[tuple[int, int]],
-                       gamma: float = GAMMA) -> np.ndarray:
-    """d_ij = 1 - cos_ij * exp(-gamma * 2|m-n|/(m+n) * |i/m - j/n|) for aligned pairs, 1 elsewhere."""
+                       gamma: float = GAMMA, unaligned: str = "one") -> np.ndarray:
+    """d_ij = 1 - cos_ij * exp(-gamma * 2|m-n|/(m+n) * |i/m - j/n|) for aligned pairs; every
+    other pair costs 1 (``unaligned="one"``, the specification) or its semantic distance
+    1 - cos_ij clipped to [0, 1] (``unaligned="cosine"``: a word left out of the one-to-one
+    alignment still moves to a similar word at a cost below 1)."""
+    check_choice("unaligned cost", unaligned, UNALIGNED_COSTS)
     m, n = cos.shape
-    dist = np.ones((m, n))
+    dist = np.ones((m, n)) if unaligned == "one" else np.clip(1.0 - cos, 0.0, 1.0)
     if pairs:
         gap = relative_position_gap(m, n)
         rows, cols = np.array(pairs).T
@@ -149,17 +196,21 @@ def word_cosines(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: n
 
 def emd_similarity(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: np.ndarray,
                    ref_vecs: np.ndarray, *, delta: float = DELTA_EMD, gamma: float = GAMMA,
-                   alignment: str = "argmax", hyp_opaque: Sequence[bool] | None = None,
+                   alignment: str = "argmax", unaligned: str = "one", weights: str = "tfidf",
+                   hyp_opaque: Sequence[bool] | None = None,
                    ref_opaque: Sequence[bool] | None = None) -> tuple[float, list[tuple[int, int]]]:
-    """F_EMD = 1 - EMD and the hard alignment; 0 when either side has no words. ``*_opaque``
-    mark words compared by their text (see :func:`word_cosines`)."""
+    """F_EMD = 1 - EMD and the hard alignment; 0 when either side has no words. ``unaligned``:
+    see :func:`transport_distance`; ``weights``: ``tfidf`` (:func:`tfidf_weights`) or
+    ``content`` (:func:`content_weights`). ``*_opaque`` mark words compared by their text
+    (see :func:`word_cosines`)."""
+    check_choice("F_EMD weights", weights, EMD_WEIGHTINGS)
     if not len(hyp_words) or not len(ref_words):
         return 0.0, []
     cos = word_cosines(hyp_words, ref_words, hyp_vecs, ref_vecs, hyp_opaque, ref_opaque)
     pairs = hard_alignment(cos, delta, alignment)
-    dist = transport_distance(cos, pairs, gamma)
-    emd = earth_movers_distance(dist, tfidf_weights(hyp_words, ref_words),
-                                tfidf_weights(ref_words, hyp_words))
+    dist = transport_distance(cos, pairs, gamma, unaligned)
+    weigh = tfidf_weights if weights == "tfidf" else content_weights
+    emd = earth_movers_distance(dist, weigh(hyp_words, ref_words), weigh(ref_words, hyp_words))
     return float(np.clip(1.0 - emd, 0.0, 1.0)), pairs
 
 

@@ -24,9 +24,12 @@ from .features import (
     ALIGNMENT_RULES,
     DELTA_EMD,
     DELTA_TED,
+    EMD_WEIGHTINGS,
+    FUNCTION_WORD_WEIGHT,
     GAMMA,
     TED_NORMALIZATIONS,
     TREE_KINDS,
+    UNALIGNED_COSTS,
     DependencyTree,
     dependency_tree,
     emd_similarity,
@@ -81,6 +84,13 @@ class RoMeConfig(MetricConfig):
     alignment: str = option("thresholded", "F_EMD hard alignment: argmax (the specification) or thresholded "
                             "(best free word above delta_emd; the default, chosen on training pairs by "
                             "training/rome_options.py)", choices=ALIGNMENT_RULES, short="align")
+    emd_unaligned: str = option("one", "F_EMD cost of a word pair outside the hard alignment: one (the "
+                                "specification) or cosine (1 - cos clipped to [0, 1]: unaligned words still "
+                                "transport at their semantic distance)", choices=UNALIGNED_COSTS, short="emdunal")
+    emd_weights: str = option("tfidf", "F_EMD word weights: tfidf (the specification; TF-IDF over the pair as two "
+                              f"documents) or content (term frequency, closed-class function words weighted "
+                              f"{FUNCTION_WORD_WEIGHT:g} against 1 for content words)", choices=EMD_WEIGHTINGS,
+                              short="emdw")
     ted_normalization: str = option("max", "F_TED normalization: max (larger tree, clipped at 1) or sum "
                                     "(both sizes)", choices=TED_NORMALIZATIONS, short="tednorm")
     ted_tree: str = option("roles", "F_TED trees: lemma (every word, the specification) or roles (content "
@@ -256,7 +266,8 @@ class RoMe(Scorer):
         cfg = self.config
         emd, pairs = (emd_similarity(sh.words, sr.words, sh.vectors, sr.vectors,  # type: ignore[arg-type]
                                      delta=cfg.delta_emd,
-                                     gamma=cfg.gamma, alignment=cfg.alignment, hyp_opaque=sh.opaque,
+                                     gamma=cfg.gamma, alignment=cfg.alignment, unaligned=cfg.emd_unaligned,
+                                     weights=cfg.emd_weights, hyp_opaque=sh.opaque,
                                      ref_opaque=sr.opaque)
                       if "emd" in needs else (float("nan"), []))
         ted = (ted_se(sh.tree, sr.tree, sh.lemma_vectors, sr.lemma_vectors,  # type: ignore[arg-type]
