@@ -232,6 +232,41 @@ def test_lite_grammar_head_beats_the_majority_baseline_out_of_domain(rome, share
     assert auc(y, probs) > 0.65
 
 
+def test_four_bit_deltas_by_hand():
+    """quantize_delta: one float16 scale max|x|/7 per group, codes rint(x/scale) + 7 packed two
+    per byte (high nibble first); merge_state adds the dequantised delta."""
+    import torch
+
+    from nlgmetrics.rome.grammar import dequantize_delta, merge_state, quantize_delta, quantized_state
+
+    x = np.array([[0.7, -0.35], [0.0, 0.1]], dtype=np.float32)
+    codes, scales = quantize_delta(x, group=4)
+    scale = float(np.float16(0.1))
+    assert scales.tolist() == [scale]
+    # 0.7/s -> 7, -0.35/s -> -3.5 -> -4 (round half to even), 0 -> 0, 0.1/s -> 1; +7 -> 14, 3, 7, 8
+    assert codes.tolist() == [14 * 16 + 3, 7 * 16 + 8]
+    assert dequantize_delta(codes, scales, (2, 2)).tolist() == [[7 * scale, -4 * scale], [0.0, scale]]
+    zero_codes, zero_scales = quantize_delta(np.zeros((1, 4), np.float32), group=4)
+    assert zero_scales.tolist() == [0.0] and dequantize_delta(zero_codes, zero_scales, (4,)).tolist() == [0.0] * 4
+    state = quantized_state({"delta.w": x, "delta.b": np.array([0.5, 0.25], np.float32), "head.bias": np.ones(1)},
+                            group=4)
+    assert sorted(state) == ["delta.b", "head.bias", "q4.w.codes", "q4.w.scale"]
+    assert state["delta.b"].dtype == np.float16
+    params = {"w": torch.ones(2, 2), "b": torch.zeros(2)}
+    merge_state(params, state, 0.0)
+    assert params["w"].tolist() == [[1 + 7 * scale, 1 - 4 * scale], [1.0, 1 + scale]]
+    assert params["b"].tolist() == [0.5, 0.25]
+
+
+def test_shipped_grammar_head_is_small_four_bit_deltas():
+    path = nlgmetrics.core.resources.data_path("rome_grammar_lite.npz")
+    assert path.stat().st_size < 5 * 2**20
+    with np.load(path) as data:
+        codes = [k for k in data.files if k.startswith("q4.") and k.endswith(".codes")]
+        assert len(codes) == 6 * 6  # the six weight matrices of each of the six layers
+        assert not [k for k in data.files if k.startswith("delta.") and data[k].ndim == 2]
+
+
 def test_lora_merge_is_w_plus_scaled_b_a():
     """The shipped factors fold into the weights as W + scale * B @ A (float16 factors computed
     in float32), dense deltas as p + delta, and the merged plain model equals the LoRA-wrapped

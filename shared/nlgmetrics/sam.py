@@ -75,7 +75,7 @@ class SAMConfig(MetricConfig):
     damping: str = option("off", "shrink p when the mismatch is diffuse: p * min(1, damping_k / n), n = the "
                           "unmatched items of both texts (`items`), those with a non-zero polarity (`polar`), or "
                           "all items but only when S_h and S_r have the same sign (`same-sign`); `off`: the "
-                          "paper's p (the default, see the card)", choices=DAMPING, short="damp", signature="always")
+                          "paper's p (the default, see the card)", choices=DAMPING, short="damp")
     damping_k: float = option(2.0, "k of `damping`: the unmatched items up to which p is kept whole", low=0.0,
                               low_open=True, short="k")
     base_range: Optional[Tuple[float, float]] = option(

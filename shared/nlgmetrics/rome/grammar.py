@@ -1,15 +1,15 @@
 """RoMe's F_grammar: P(hypothesis is grammatically acceptable) from a CoLA classifier.
 
-- :class:`TunedGrammarHead` (lite profile): all-MiniLM-L6-v2 adapted to CoLA's train split with
-  low-rank (LoRA) updates W + (alpha/r) B A of every linear layer of its six transformer layers
-  (query, key, value, attention output, intermediate, output), tuned LayerNorms, and a linear
-  classifier on the masked mean of the last layer, stored as float16 factors A, B (~1.3 MB for
-  r = 16) and merged into the packaged encoder's weights once at load, so scoring costs exactly
-  what the plain encoder costs (``python -m nlgmetrics.training.rome_grammar``). Files with
-  dense float16 deltas (``delta.<parameter>`` only) load the same way: the shipped
-  ``rome_grammar_lite.npz`` is still such a full fine-tune of the six layers (19.6 MB), because
-  the best LoRA run falls below the out-of-domain test gate (benchmarks/results/
-  rome_grammar_training.log).
+- :class:`TunedGrammarHead` (lite profile): all-MiniLM-L6-v2 with its six transformer layers
+  fine-tuned on CoLA's train split and a linear classifier on the masked mean of the last layer
+  (``python -m nlgmetrics.training.rome_grammar``). The shipped ``rome_grammar_lite.npz``
+  (4.8 MiB) stores each tuned weight matrix's delta against the packaged encoder as 4-bit codes
+  with one float16 scale per group of 64 values (:func:`quantize_delta`; 99.96% of the CoLA
+  decisions of the float16 deltas, the same dev MCC), the small vectors as dense deltas.
+  Low-rank (LoRA) updates W + (alpha/r) B A of every linear layer (``--rank r``) load the same
+  way; they were measured and not shipped (benchmarks/results/rome_grammar_training.log).
+  Every form is merged into the encoder's weights once at load, so scoring costs exactly what
+  the plain encoder costs.
 - :class:`CoLAClassifier` (paper profile): any sequence classifier fine-tuned on CoLA (hub id
   or local directory), e.g. ``textattack/bert-base-uncased-CoLA`` (BERT-base, as the paper).
 
@@ -39,6 +39,8 @@ DELTA_PREFIX = "delta."  # dense additive delta of a parameter (LayerNorms; all 
 LORA_A_PREFIX = "lora_a."  # (rank, in) factor of a linear layer, keyed by the layer's module path
 LORA_B_PREFIX = "lora_b."  # (out, rank) factor
 HEAD_PREFIX = "head."
+Q4_PREFIX = "q4."  # 4-bit group-quantised delta of a weight matrix: q4.<name>.codes / q4.<name>.scale
+Q4_GROUP = 64
 LORA_TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value",
                 "attention.output.dense", "intermediate.dense", "output.dense")
 
@@ -134,6 +136,14 @@ class TunedHeadModel(_torch_module()):  # type: ignore[misc]
                 self._base[name] = param.detach().clone()
         return paths
 
+    def unfreeze_layers(self) -> None:
+        """Full fine-tuning: every parameter of the transformer layers trainable (the
+        embeddings stay frozen); :meth:`state` then holds their dense deltas."""
+        for name, param in self.encoder.named_parameters():
+            param.requires_grad = name.startswith("encoder.layer.")
+            if param.requires_grad:
+                self._base[name] = param.detach().clone()
+
     def classify(self, enc: dict[str, Any]) -> Any:
         """Logits (batch,) of acceptability."""
         out = self.encoder(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
@@ -141,8 +151,8 @@ class TunedHeadModel(_torch_module()):  # type: ignore[misc]
         return self.head(masked_mean(out.last_hidden_state, enc["attention_mask"]))[:, 0]
 
     def state(self) -> dict[str, np.ndarray]:
-        """The shipped form of a LoRA-trained model: float16 factors, float32 LayerNorm deltas
-        (tuned - packaged) and head."""
+        """The trained state: float16 LoRA factors (after :meth:`add_lora`), float32 dense deltas
+        (tuned - packaged) of the other trained encoder parameters, and the float32 head."""
         out: dict[str, np.ndarray] = {}
         for name, module in self.encoder.named_modules():
             if isinstance(module, LoRALinear):
@@ -169,7 +179,8 @@ class TunedHeadModel(_torch_module()):  # type: ignore[misc]
 
 def merge_state(params: dict[str, Any], state: dict[str, np.ndarray], scale: float) -> None:
     """In place: ``params[path + ".weight"] += scale * B @ A`` for each ``lora_a.<path>`` /
-    ``lora_b.<path>`` pair and ``params[name] += delta`` for each ``delta.<name>`` of ``state``."""
+    ``lora_b.<path>`` pair and ``params[name] += delta`` for each ``delta.<name>`` or 4-bit
+    ``q4.<name>`` delta of ``state``."""
     import torch
 
     with torch.no_grad():
@@ -183,6 +194,43 @@ def merge_state(params: dict[str, Any], state: dict[str, np.ndarray], scale: flo
             elif key.startswith(DELTA_PREFIX):
                 param = params[key[len(DELTA_PREFIX):]]
                 param.add_(torch.from_numpy(value.astype(np.float32)).to(param.dtype))
+            elif key.startswith(Q4_PREFIX) and key.endswith(".codes"):
+                name = key[len(Q4_PREFIX):-len(".codes")]
+                param = params[name]
+                delta = dequantize_delta(value, state[f"{Q4_PREFIX}{name}.scale"], tuple(param.shape))
+                param.add_(torch.from_numpy(delta).to(param.dtype))
+
+
+def quantize_delta(delta: np.ndarray, group: int = Q4_GROUP) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric 4-bit codes of ``delta`` (size a multiple of ``group``): per group of ``group``
+    consecutive values one float16 scale = max |value| / 7 and codes round(value / scale) in
+    [-7, 7], stored + 7, two per byte (high nibble first). Returns ``(codes, scales)``."""
+    flat = np.asarray(delta, dtype=np.float32).reshape(-1, group)
+    scales = (np.abs(flat).max(axis=1) / 7).astype(np.float16)
+    safe = np.where(scales == 0, 1, scales).astype(np.float32)[:, None]
+    codes = (np.clip(np.rint(flat / safe), -7, 7) + 7).astype(np.uint8).ravel()
+    return (codes[0::2] << 4 | codes[1::2]).astype(np.uint8), scales
+
+
+def dequantize_delta(codes: np.ndarray, scales: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The float32 delta of :func:`quantize_delta`'s ``(codes, scales)``, reshaped to ``shape``."""
+    nibbles = np.empty(codes.size * 2, dtype=np.float32)
+    nibbles[0::2], nibbles[1::2] = codes >> 4, codes & 15
+    values = (nibbles - 7).reshape(len(scales), -1) * scales.astype(np.float32)[:, None]
+    return values.reshape(shape)
+
+
+def quantized_state(state: dict[str, np.ndarray], group: int = Q4_GROUP) -> dict[str, np.ndarray]:
+    """``state`` with every dense delta of a weight matrix replaced by its 4-bit form; vectors
+    (biases, LayerNorms) stay float16 deltas."""
+    out: dict[str, np.ndarray] = {}
+    for key, value in state.items():
+        if key.startswith(DELTA_PREFIX) and value.ndim == 2 and value.size % group == 0:
+            name = key[len(DELTA_PREFIX):]
+            out[f"{Q4_PREFIX}{name}.codes"], out[f"{Q4_PREFIX}{name}.scale"] = quantize_delta(value, group)
+        else:
+            out[key] = value.astype(np.float16) if key.startswith(DELTA_PREFIX) else value
+    return out
 
 
 class TunedGrammarHead:
@@ -197,7 +245,7 @@ class TunedGrammarHead:
             if "lora_scale" not in data and "tuned_layers" not in data:
                 raise ValueError(f"{path} is not a tuned grammar head (no lora_scale); retrain it with "
                                  "python -m nlgmetrics.training.rome_grammar")
-            state = {k: data[k] for k in data.files if k.startswith((DELTA_PREFIX, LORA_A_PREFIX,
+            state = {k: data[k] for k in data.files if k.startswith((DELTA_PREFIX, Q4_PREFIX, LORA_A_PREFIX,
                                                                      LORA_B_PREFIX, HEAD_PREFIX))}
             scale = float(data["lora_scale"]) if "lora_scale" in data else 0.0
             self.metrics = json.loads(str(data["metrics"]))
