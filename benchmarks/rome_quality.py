@@ -1,7 +1,7 @@
 """RoMe-lite and its components against human ratings of data-to-text output, beside sentence
 BLEU, chrF and BERTScore computed with the same MiniLM encoder in the same run.
 
-    python benchmarks/rome_quality.py [--limit N]
+    python benchmarks/rome_quality.py [--limit N] [--option key=value ... --name rome_quality_x]
 
 Data: ../shared/data/d2t_bagel_sfhot_sfres.jsonl.gz (BAGEL 404, SFHOT 875, SFRES 1,181 system
 outputs; human informativeness, naturalness, quality). Each output has several references
@@ -11,7 +11,8 @@ Spearman correlation per dataset and aspect, and the mean of the nine cells.
 from __future__ import annotations
 
 import argparse
-from typing import Dict, List
+import json
+from typing import Any, Dict, List
 
 import numpy as np
 import torch
@@ -39,7 +40,16 @@ def best_over(values: np.ndarray, groups: List[int], lower_is_better: bool = Fal
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--limit", type=int, default=None, help="first N rows only (smoke runs)")
+    ap.add_argument("--option", action="append", default=[], help="RoMe option key=value (JSON value)")
+    ap.add_argument("--name", default="rome_quality", help="results file name")
     args = ap.parse_args()
+    options: Dict[str, Any] = {}
+    for item in args.option:
+        key, value = item.split("=", 1)
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
     torch.set_num_threads(2)
     rows = read_jsonl("d2t_bagel_sfhot_sfres.jsonl.gz", limit=args.limit)
     hyps = [r["hyp"] for r in rows]
@@ -48,7 +58,7 @@ def main() -> None:
     flat_h = [h for h, g in zip(hyps, refs) for _ in g]
     flat_r = [x for g in refs for x in g]
 
-    rome = nlgmetrics.load("rome", profile="lite", device="cpu", quiet=True)
+    rome = nlgmetrics.load("rome", profile="lite", device="cpu", quiet=True, **options)
     timings: Dict[str, float] = {}
     with timer() as t:
         feats = rome.features(flat_h, flat_r)
@@ -89,7 +99,7 @@ def main() -> None:
     speed = table("Wall time of this run (2 CPU threads, shared machine)", ["metric", "seconds"],
                   [[k, round(v, 1)] for k, v in timings.items()],
                   note=f"peak RSS {peak_rss_mb():.0f} MiB")
-    write_results("rome_quality", [quality, speed])
+    write_results(args.name, [quality, speed])
 
 
 if __name__ == "__main__":

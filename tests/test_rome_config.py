@@ -36,6 +36,8 @@ def test_signature_fields_come_from_the_configuration():
     assert RoMeConfig(profile="lite").signature_fields() == {"profile": "lite", "component": "rome"}
     fields = RoMeConfig(profile="lite", gamma=0.1, ted_normalization="sum", batch_size=4).signature_fields()
     assert fields == {"profile": "lite", "component": "rome", "gamma": 0.1, "tednorm": "sum"}
+    spec = RoMeConfig(profile="lite", alignment="argmax", emd_unaligned="one", emd_weights="tfidf").signature_fields()
+    assert spec == {"profile": "lite", "component": "rome", "emdunal": "one", "emdw": "tfidf"}
     assert RoMeConfig(profile="lite").key() == RoMeConfig(profile="lite", device="auto").key()
 
 

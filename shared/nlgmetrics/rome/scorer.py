@@ -81,16 +81,17 @@ class RoMeConfig(MetricConfig):
     delta_ted: float = option(DELTA_TED, "F_TED node equality: two words match when their cosine is at "
                               "least this", low=-1.0, high=1.0, short="dted")
     gamma: float = option(GAMMA, "soft position penalty constant of F_EMD", low=0.0, high=100.0, short="gamma")
-    alignment: str = option("thresholded", "F_EMD hard alignment: argmax (the specification) or thresholded "
-                            "(best free word above delta_emd; the default, chosen on training pairs by "
-                            "training/rome_options.py)", choices=ALIGNMENT_RULES, short="align")
-    emd_unaligned: str = option("one", "F_EMD cost of a word pair outside the hard alignment: one (the "
+    alignment: str = option("argmax", "F_EMD hard alignment: argmax (the specification; the default, chosen with "
+                            "the other F_EMD and F_TED options on training pairs by training/rome_options.py) or "
+                            "thresholded (best free word above delta_emd)", choices=ALIGNMENT_RULES, short="align")
+    emd_unaligned: str = option("cosine", "F_EMD cost of a word pair outside the hard alignment: one (the "
                                 "specification) or cosine (1 - cos clipped to [0, 1]: unaligned words still "
-                                "transport at their semantic distance)", choices=UNALIGNED_COSTS, short="emdunal")
-    emd_weights: str = option("tfidf", "F_EMD word weights: tfidf (the specification; TF-IDF over the pair as two "
+                                "transport at their semantic distance; the default, chosen by "
+                                "training/rome_options.py)", choices=UNALIGNED_COSTS, short="emdunal")
+    emd_weights: str = option("content", "F_EMD word weights: tfidf (the specification; TF-IDF over the pair as two "
                               f"documents) or content (term frequency, closed-class function words weighted "
-                              f"{FUNCTION_WORD_WEIGHT:g} against 1 for content words)", choices=EMD_WEIGHTINGS,
-                              short="emdw")
+                              f"{FUNCTION_WORD_WEIGHT:g} against 1 for content words; the default, chosen by "
+                              "training/rome_options.py)", choices=EMD_WEIGHTINGS, short="emdw")
     ted_normalization: str = option("max", "F_TED normalization: max (larger tree, clipped at 1) or sum "
                                     "(both sizes)", choices=TED_NORMALIZATIONS, short="tednorm")
     ted_tree: str = option("roles", "F_TED trees: lemma (every word, the specification) or roles (content "
