@@ -51,7 +51,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description("rome", configs=_CONFIGS, input
     >>> out = rome.compute(predictions=["the cat sat on the mat", "a dog barked"],
     ...                    references=["the cat sat on the mat", "the cat sat on the mat"])
     >>> [round(s, 2) for s in out["scores"]]
-    [0.99, 0.06]
+    [0.98, 0.03]
 """)
 
 
