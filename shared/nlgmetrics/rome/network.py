@@ -34,6 +34,13 @@ def sign_fixed(features: np.ndarray) -> np.ndarray:
     return x
 
 
+def linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """``x @ weight.T + bias`` computed row by row in a fixed order, so a row's result does not
+    depend on how many rows come with it (BLAS picks different kernels, and roundings, for
+    different batch shapes; sharded runs must equal single runs bit for bit)."""
+    return (x[:, None, :] * weight[None, :, :]).sum(axis=-1) + bias
+
+
 class ScorerNetwork:
     """The final scorer, from a JSON file (``layers``: weight and bias per linear layer,
     ``kind``: monotone or paper) written by ``python -m nlgmetrics.training.rome_scorer``."""
@@ -60,9 +67,9 @@ class ScorerNetwork:
         """Scores in [0, 1] for rows ordered as :data:`FEATURE_ORDER`."""
         (w1, b1), (w2, b2), (w3, b3) = self.layers
         if self.kind == "monotone":
-            hidden = np.maximum(np.maximum(sign_fixed(features) @ w1.T + b1, 0.0) @ w2.T + b2, 0.0)
+            hidden = np.maximum(linear(np.maximum(linear(sign_fixed(features), w1, b1), 0.0), w2, b2), 0.0)
         else:
             x = np.atleast_2d(np.asarray(features, dtype=np.float64))
-            hidden = np.maximum((x @ w1.T + b1) @ w2.T + b2, 0.0)
-        logits = (hidden @ w3.T + b3)[:, 0]
+            hidden = np.maximum(linear(linear(x, w1, b1), w2, b2), 0.0)
+        logits = linear(hidden, w3, b3)[:, 0]
         return 1.0 / (1.0 + np.exp(-logits))
