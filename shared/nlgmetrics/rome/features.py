@@ -51,7 +51,7 @@ EMD_WEIGHTINGS = ("tfidf", "content")
 FUNCTION_WORD_WEIGHT = 0.2
 #: closed-class English words (articles and determiners, pronouns, auxiliaries and copulas,
 #: prepositions, conjunctions, particles) that ``weights="content"`` scales down; negations
-#: (not, no, never, nor) and numbers stay content words
+#: (not, no, never, nor) and numbers stay content words, except "one", listed as a pronoun
 FUNCTION_WORDS = frozenset("""
 a an the this that these those some any each every either neither both all another such
 i me my mine myself you your yours yourself yourselves he him his himself she her hers herself
