@@ -80,3 +80,13 @@ def test_space_readme_and_requirements(name):
     assert "(screenshot.png)" in body
     requirements = (ROOT / "spaces" / name / "requirements.txt").read_text().split()
     assert any(r.startswith("nlgmetrics") and r.endswith("==" + nlgmetrics.__version__) for r in requirements)
+
+
+def test_rome_caption_says_what_unaligned_pairs_cost():
+    """The RoMe Space's alignment caption follows the scorer's emd_unaligned setting: with the
+    default (cosine) unframed cells still transport at 1 - cosine, with `one` they cost 1."""
+    app = publish.load_app(ROOT / "spaces" / "rome" / "app.py")
+    default = nlgmetrics.scorer_class("rome").Config().emd_unaligned
+    assert default == "cosine"
+    assert "every other pair 1 − cosine" in app.transport_note("cosine")
+    assert "only the framed pairs cost less than 1" in app.transport_note("one")

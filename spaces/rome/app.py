@@ -69,6 +69,14 @@ def alignment_heatmap(scorer: RoMe, hypothesis: str, reference: str, pairs: List
     return table + cut
 
 
+def transport_note(emd_unaligned: str) -> str:
+    """What the framed and unframed cells cost in F_EMD's transport, for the scorer's setting."""
+    if emd_unaligned == "cosine":
+        return ("In F_EMD's transport a framed pair costs 1 − cosine × its soft position penalty, "
+                "every other pair 1 − cosine (emd_unaligned = cosine).")
+    return "In F_EMD's transport only the framed pairs cost less than 1 (emd_unaligned = one)."
+
+
 def explain(scorer: RoMe, result: Any, inputs: Dict[str, Any]) -> List[str]:
     blocks = []
     delta = scorer.config.delta_emd
@@ -86,7 +94,7 @@ def explain(scorer: RoMe, result: Any, inputs: Dict[str, Any]) -> List[str]:
             f"Rows: hypothesis words, columns: reference words. Colour and number: the alignment score "
             f"cos × (1 − |i/m − j/n|) by which each hypothesis word picks its partner (hover for the plain cosine). "
             f"Framed: the {len(pairs)} kept pairs — a row's best score, kept when its cosine exceeds δ = {delta:g} "
-            f"and the reference word is still free. F_EMD is computed over the framed pairs only.")
+            f"and the reference word is still free. " + transport_note(scorer.config.emd_unaligned))
         body = ui.flex_row([components, caption + alignment_heatmap(scorer, hyp, ref, pairs)])
         blocks.append(ui.section(f"Segment {i + 1}: {ui.shorten(hyp, 70)}", body))
     return [ui.legend(LEGEND) + "".join(blocks)]
