@@ -41,6 +41,19 @@ def read_jsonl(name: str, limit: Optional[int] = None) -> List[Dict[str, Any]]:
     return rows
 
 
+def parse_options(items: List[str]) -> Dict[str, Any]:
+    """``key=value`` strings (repeatable ``--option``) as a dict; a value is read as JSON when it
+    parses (numbers, booleans, lists), else kept as the string."""
+    options: Dict[str, Any] = {}
+    for item in items:
+        key, value = item.split("=", 1)
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
 def machine() -> Dict[str, Any]:
     import torch
 

@@ -11,12 +11,11 @@ Spearman correlation per dataset and aspect, and the mean of the nine cells.
 from __future__ import annotations
 
 import argparse
-import json
-from typing import Any, Dict, List
+from typing import Dict, List
 
 import numpy as np
 import torch
-from common import peak_rss_mb, read_jsonl, table, timer, write_results
+from common import parse_options, peak_rss_mb, read_jsonl, table, timer, write_results
 
 import nlgmetrics
 from nlgmetrics.core.embeddings import bertscore
@@ -43,13 +42,7 @@ def main() -> None:
     ap.add_argument("--option", action="append", default=[], help="RoMe option key=value (JSON value)")
     ap.add_argument("--name", default="rome_quality", help="results file name")
     args = ap.parse_args()
-    options: Dict[str, Any] = {}
-    for item in args.option:
-        key, value = item.split("=", 1)
-        try:
-            options[key] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key] = value
+    options = parse_options(args.option)
     torch.set_num_threads(2)
     rows = read_jsonl("d2t_bagel_sfhot_sfres.jsonl.gz", limit=args.limit)
     hyps = [r["hyp"] for r in rows]

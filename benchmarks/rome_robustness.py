@@ -10,12 +10,11 @@ Ties count as wrong. F_TED is a distance: lower ranks higher.
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 import numpy as np
 import torch
-from common import table, timer, write_results
+from common import parse_options, table, timer, write_results
 from rome_robustness_cases import FAMILIES
 
 import nlgmetrics
@@ -33,13 +32,7 @@ def main() -> None:
     ap.add_argument("--name", default="rome_robustness", help="results file name")
     args = ap.parse_args()
     torch.set_num_threads(2)
-    options: dict[str, Any] = {}
-    for item in args.option:
-        key, value = item.split("=", 1)
-        try:
-            options[key] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key] = value
+    options = parse_options(args.option)
     rome = nlgmetrics.load("rome", profile="lite", device="cpu", quiet=True, **options)
     refs, hyps = [], []
     for cases in FAMILIES.values():
