@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -88,9 +89,7 @@ def tfidf_weights(words: Sequence[str], other: Sequence[str]) -> np.ndarray:
     and the other one of the pair), normalised to sum to 1 (empty for no words)."""
     if not words:
         return np.zeros(0)
-    tf: dict[str, int] = {}
-    for w in words:
-        tf[w] = tf.get(w, 0) + 1
+    tf = Counter(words)
     other_set = set(other)
     raw = np.array([(1 + math.log10(tf[w])) * math.log10(1 + 2 / (1 + (w in other_set))) for w in words])
     return raw / raw.sum()
@@ -107,9 +106,7 @@ def content_weights(words: Sequence[str], other: Sequence[str] = ()) -> np.ndarr
     """
     if not words:
         return np.zeros(0)
-    tf: dict[str, int] = {}
-    for w in words:
-        tf[w] = tf.get(w, 0) + 1
+    tf = Counter(words)
     raw = np.array([(1 + math.log10(tf[w])) * (FUNCTION_WORD_WEIGHT if w in FUNCTION_WORDS else 1.0)
                     for w in words])
     return raw / raw.sum()
