@@ -152,7 +152,14 @@ def damped_p(hyp_polarities: Sequence[float], ref_polarities: Sequence[float], d
     """p of the mismatched items under ``damping`` (``off``: the paper's p). ``same-sign``
     damps only a difference of degree (S_h and S_r non-zero with the same sign); opposite
     signs, or sentiment on one side only, keep p whole."""
-    s_h, s_r, p = sentiment_adjustment(hyp_polarities, ref_polarities)
+    return damp_adjustment(sentiment_adjustment(hyp_polarities, ref_polarities), hyp_polarities,
+                           ref_polarities, damping, k)
+
+
+def damp_adjustment(adjustment: Tuple[float, float, float], hyp_polarities: Sequence[float],
+                    ref_polarities: Sequence[float], damping: str, k: float) -> float:
+    """:func:`damped_p` from an already computed ``(S_h, S_r, p)`` of :func:`sentiment_adjustment`."""
+    s_h, s_r, p = adjustment
     if damping == "off" or (damping == "same-sign" and not s_h * s_r > 0):
         return p
     return damp(p, unmatched_count(hyp_polarities, ref_polarities, damping), k)
@@ -311,8 +318,8 @@ class SAM(Scorer):
         for seg_id, hyp, ref, base, (hyp_left, ref_left) in zip(
                 inputs.ids, hyps, refs, bases, self.mismatches(hyps, refs)):
             hyp_pol, ref_pol = [it.polarity for it in hyp_left], [it.polarity for it in ref_left]
-            s_h, s_r, p_raw = sentiment_adjustment(hyp_pol, ref_pol)
-            p = damped_p(hyp_pol, ref_pol, self.config.damping, self.config.damping_k)
+            s_h, s_r, p_raw = adjustment = sentiment_adjustment(hyp_pol, ref_pol)
+            p = damp_adjustment(adjustment, hyp_pol, ref_pol, self.config.damping, self.config.damping_k)
             record = {
                 "id": seg_id, "score": adjust(float(base), p, self.low), "base": float(base), "p": p,
                 "p_raw": p_raw, "s_h": s_h, "s_r": s_r,
