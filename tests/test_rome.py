@@ -64,8 +64,9 @@ def test_passive_rewrite_of_equal_length_keeps_f_emd_close_to_active(rome):
 def test_thresholded_alignment_keeps_moved_words():
     config = nlgmetrics.load("rome", profile="lite", component="emd", quiet=True).config
     # the defaults chosen by training/rome_options.py: the specification's rule, unaligned
-    # pairs at their cosine distance, content-word weights
-    assert (config.alignment, config.emd_unaligned, config.emd_weights) == ("argmax", "cosine", "content")
+    # pairs at their cosine distance, content-word weights, WordNet antonyms never aligned
+    assert (config.alignment, config.emd_unaligned, config.emd_weights, config.emd_antonyms) == (
+        "argmax", "cosine", "content", "wordnet")
     thresholded = nlgmetrics.load("rome", profile="lite", component="emd", alignment="thresholded",
                                   return_alignment=True, device="cpu", quiet=True)
     detail = thresholded.score(["the novel was praised by critics"], ["the critics have praised the novel"]).details[0]

@@ -24,6 +24,7 @@ from nlgmetrics.rome import (
     ({"ted_tree": "words"}, "ted_tree"),
     ({"emd_unaligned": "zero"}, "emd_unaligned"),
     ({"emd_weights": "idf"}, "emd_weights"),
+    ({"emd_antonyms": "yes"}, "emd_antonyms"),
     ({"parser": "spacy"}, "renamed to 'linguistic_backend'"),
     ({"ted_normalisation": "sum"}, "renamed to 'ted_normalization'"),
 ])
@@ -36,8 +37,9 @@ def test_signature_fields_come_from_the_configuration():
     assert RoMeConfig(profile="lite").signature_fields() == {"profile": "lite", "component": "rome"}
     fields = RoMeConfig(profile="lite", gamma=0.1, ted_normalization="sum", batch_size=4).signature_fields()
     assert fields == {"profile": "lite", "component": "rome", "gamma": 0.1, "tednorm": "sum"}
-    spec = RoMeConfig(profile="lite", alignment="argmax", emd_unaligned="one", emd_weights="tfidf").signature_fields()
-    assert spec == {"profile": "lite", "component": "rome", "emdunal": "one", "emdw": "tfidf"}
+    spec = RoMeConfig(profile="lite", alignment="argmax", emd_unaligned="one", emd_weights="tfidf",
+                      emd_antonyms="off").signature_fields()
+    assert spec == {"profile": "lite", "component": "rome", "emdunal": "one", "emdw": "tfidf", "emdant": "off"}
     assert RoMeConfig(profile="lite").key() == RoMeConfig(profile="lite", device="auto").key()
 
 

@@ -9,12 +9,14 @@ import random
 import numpy as np
 import pytest
 
+from nlgmetrics.core.lexical import wordnet_antonyms
 from nlgmetrics.core.tree_edit import tree_edit_distance
 from nlgmetrics.core.trees import Tree
 from nlgmetrics.rome import (
     DependencyTree,
     FUNCTION_WORD_WEIGHT,
     ScorerNetwork,
+    antonym_mask,
     content_weights,
     earth_movers_distance,
     emd_similarity,
@@ -95,6 +97,38 @@ def test_emd_unaligned_cosine_hand_computed():
     assert d == pytest.approx(np.array([[1.0, 0.1], [0.7, 0.3]]))
     with pytest.raises(ValueError):
         transport_distance(cos, [], 0.07, "zero")
+
+
+def test_emd_antonyms_hand_computed():
+    # "small garden" vs "large garden": small-large cos 0.8, garden-garden 1, the rest 0.
+    # Content weights 1/2 each. Off: small-large aligned at cost 1 - 0.8 = 0.2 (equal lengths:
+    # no position penalty), EMD 0.1. wordnet: small-large get cosine 0, so they are not aligned
+    # and small moves at cost 1 wherever it goes, EMD 0.5.
+    hyp = np.array([[0.8, 0.6, 0.0], [0.0, 0.0, 1.0]])
+    ref = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    words_h, words_r = ["small", "garden"], ["large", "garden"]
+    f_off, pairs_off = emd_similarity(words_h, words_r, hyp, ref, unaligned="cosine", weights="content")
+    f_ant, pairs_ant = emd_similarity(words_h, words_r, hyp, ref, unaligned="cosine", weights="content",
+                                      antonyms="wordnet")
+    assert (f_off, pairs_off) == (pytest.approx(0.9), [(0, 0), (1, 1)])
+    assert (f_ant, pairs_ant) == (pytest.approx(0.5), [(1, 1)])
+    # a synonym is not touched; the rule is symmetric and looks through inflection
+    f_syn, _ = emd_similarity(["big", "garden"], words_r, hyp, ref, unaligned="cosine", weights="content",
+                              antonyms="wordnet")
+    assert f_syn == pytest.approx(0.9)
+    assert antonym_mask(["larger", "cheap", "the"], ["smaller", "expensive", "the"]).tolist() == [
+        [True, False, False], [False, True, False], [False, False, False]]
+    assert antonym_mask([], ["a"]).shape == (0, 1)
+    with pytest.raises(ValueError, match="antonym"):
+        emd_similarity(words_h, words_r, hyp, ref, antonyms="lexicon")
+
+
+def test_wordnet_antonyms_direct_and_indirect():
+    assert {"small", "little"} <= wordnet_antonyms("large")  # direct
+    assert "tiny" in wordnet_antonyms("large")  # a satellite of the antonym "small"
+    assert "cold" in wordnet_antonyms("scorching")  # a satellite's head "hot" has the antonym
+    assert "big" not in wordnet_antonyms("large") and "large" not in wordnet_antonyms("large")
+    assert wordnet_antonyms("table") == frozenset() and wordnet_antonyms("東京") == frozenset()
 
 
 def test_content_weights_hand_computed():

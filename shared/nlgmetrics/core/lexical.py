@@ -69,6 +69,7 @@ def _stemmer() -> Any:
 
 #: per-word caches, bounded by entries and memory (words are open-ended input)
 STEMS: LRUCache[str, str] = LRUCache(max_entries=50_000, max_bytes=16 * 2**20)
+ANTONYMS: LRUCache[str, frozenset] = LRUCache(max_entries=20_000, max_bytes=32 * 2**20)
 SYNONYMS: LRUCache[str, frozenset] = LRUCache(max_entries=20_000, max_bytes=32 * 2**20)
 
 
@@ -87,6 +88,32 @@ def wordnet_synonyms(word: str) -> frozenset:
 
         found = SYNONYMS[word] = frozenset(lemma.name().lower() for synset in wordnet().synsets(word)
                                            for lemma in synset.lemmas() if "_" not in lemma.name()) | {word}
+    return found
+
+
+def wordnet_antonyms(word: str) -> frozenset:
+    """Lowercase WordNet adjective antonyms of ``word`` (its base form by WordNet's morphy
+    too), direct and indirect: for each adjective sense (a head, or a satellite's heads), the
+    antonyms of its lemmas and the satellites similar to those antonyms. "small" and "little"
+    for "large"; empty for a word with no adjective sense.
+
+    >>> "quiet" in wordnet_antonyms("noisy"), "big" in wordnet_antonyms("large")
+    (True, False)
+    """
+    found = ANTONYMS.get(word)
+    if found is None:
+        from .resources import wordnet
+
+        wn = wordnet()
+        names: set = set()
+        for form in {word, wn.morphy(word, "a") or word}:
+            for synset in wn.synsets(form, pos="a"):  # heads and satellites
+                heads = [synset] if synset.pos() == "a" else synset.similar_tos()
+                for lemma in synset.lemmas() + [lem for head in heads for lem in head.lemmas()]:
+                    for antonym in lemma.antonyms():
+                        for near in [antonym.synset()] + antonym.synset().similar_tos():
+                            names.update(n.name().lower().replace("_", " ") for n in near.lemmas())
+        found = ANTONYMS[word] = frozenset(names - {word})
     return found
 
 

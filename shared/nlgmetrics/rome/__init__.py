@@ -4,6 +4,7 @@
 that has no shipped one."""
 from .features import (
                        ALIGNMENT_RULES,
+                       ANTONYM_RULES,
                        DELTA_EMD,
                        DELTA_TED,
                        EMD_WEIGHTINGS,
@@ -14,6 +15,7 @@ from .features import (
                        TED_NORMALIZATIONS,
                        UNALIGNED_COSTS,
                        DependencyTree,
+                       antonym_mask,
                        content_weights,
                        dependency_tree,
                        earth_movers_distance,
@@ -30,9 +32,9 @@ from .grammar import CoLAClassifier, TunedGrammarHead
 from .network import FEATURE_ORDER, ScorerNetwork
 from .scorer import COMPONENTS, FIT, PROFILES, RoMe, RoMeConfig
 
-__all__ = ["ALIGNMENT_RULES", "COMPONENTS", "CoLAClassifier", "DELTA_EMD", "DELTA_TED", "DependencyTree",
+__all__ = ["ALIGNMENT_RULES", "ANTONYM_RULES", "COMPONENTS", "CoLAClassifier", "DELTA_EMD", "DELTA_TED", "DependencyTree",
            "EMD_WEIGHTINGS", "FEATURE_ORDER", "FIT", "FUNCTION_WORDS", "FUNCTION_WORD_WEIGHT", "GAMMA",
            "PROFILES", "ROOT_LABEL", "RoMe", "RoMeConfig", "ScorerNetwork", "TED_NORMALIZATIONS",
-           "TunedGrammarHead", "UNALIGNED_COSTS", "content_weights", "dependency_tree",
+           "TunedGrammarHead", "UNALIGNED_COSTS", "antonym_mask", "content_weights", "dependency_tree",
            "earth_movers_distance", "emd_similarity", "hard_alignment", "preprocess", "relative_position_gap",
            "ted_se", "tfidf_weights", "transport_distance", "word_cosines"]

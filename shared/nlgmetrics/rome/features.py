@@ -33,6 +33,7 @@ import numpy as np
 
 from ..core.base import check_choice
 from ..core.embeddings import normalize_rows
+from ..core.lexical import wordnet_antonyms
 from ..core.linguistic import Parsed
 from ..core.tree_edit import tree_edit_distance
 from ..core.trees import Tree
@@ -48,6 +49,8 @@ ALIGNMENT_RULES = ("argmax", "thresholded")
 UNALIGNED_COSTS = ("one", "cosine")
 #: F_EMD word weights
 EMD_WEIGHTINGS = ("tfidf", "content")
+#: how F_EMD treats a hypothesis word and a reference word that are antonyms
+ANTONYM_RULES = ("off", "wordnet")
 #: relative weight of a function word under ``weights="content"`` (content words weigh 1)
 FUNCTION_WORD_WEIGHT = 0.2
 #: closed-class English words (articles and determiners, pronouns, auxiliaries and copulas,
@@ -191,19 +194,35 @@ def word_cosines(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: n
     return cos
 
 
+def antonym_mask(hyp_words: Sequence[str], ref_words: Sequence[str]) -> np.ndarray:
+    """True where a hypothesis word and a reference word are WordNet adjective antonyms, in
+    either direction (:func:`nlgmetrics.core.lexical.wordnet_antonyms`).
+
+    >>> antonym_mask(["a", "small", "garden"], ["a", "large", "garden"]).astype(int).tolist()
+    [[0, 0, 0], [0, 1, 0], [0, 0, 0]]
+    """
+    return np.array([[h != r and (r in wordnet_antonyms(h) or h in wordnet_antonyms(r)) for r in ref_words]
+                     for h in hyp_words], dtype=bool).reshape(len(hyp_words), len(ref_words))
+
+
 def emd_similarity(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: np.ndarray,
                    ref_vecs: np.ndarray, *, delta: float = DELTA_EMD, gamma: float = GAMMA,
                    alignment: str = "argmax", unaligned: str = "one", weights: str = "tfidf",
-                   hyp_opaque: Sequence[bool] | None = None,
+                   antonyms: str = "off", hyp_opaque: Sequence[bool] | None = None,
                    ref_opaque: Sequence[bool] | None = None) -> tuple[float, list[tuple[int, int]]]:
     """F_EMD = 1 - EMD and the hard alignment; 0 when either side has no words. ``unaligned``:
     see :func:`transport_distance`; ``weights``: ``tfidf`` (:func:`tfidf_weights`) or
     ``content`` (:func:`content_weights`). ``*_opaque`` mark words compared by their text
-    (see :func:`word_cosines`)."""
+    (see :func:`word_cosines`). ``antonyms="wordnet"``: a pair of antonyms (:func:`antonym_mask`)
+    gets cosine 0, so it is never aligned and costs 1 ("small" for "large" counts as a wrong
+    word, not as a near synonym); ``off`` (the specification) leaves the encoder's cosine."""
     check_choice("F_EMD weights", weights, EMD_WEIGHTINGS)
+    check_choice("F_EMD antonym rule", antonyms, ANTONYM_RULES)
     if not len(hyp_words) or not len(ref_words):
         return 0.0, []
     cos = word_cosines(hyp_words, ref_words, hyp_vecs, ref_vecs, hyp_opaque, ref_opaque)
+    if antonyms == "wordnet":
+        cos = np.where(antonym_mask(hyp_words, ref_words), 0.0, cos)
     pairs = hard_alignment(cos, delta, alignment)
     dist = transport_distance(cos, pairs, gamma, unaligned)
     weigh = tfidf_weights if weights == "tfidf" else content_weights

@@ -26,8 +26,8 @@ FIT_TEST_PAIRS_PER_CLASS = 500
 #: bump when the pairs, the network or its training change
 FIT_VERSION = 1
 #: the options that change the features
-FEATURE_OPTIONS = ("delta_emd", "delta_ted", "gamma", "alignment", "emd_unaligned", "emd_weights", "ted_normalization",
-                   "ted_tree", "ted_vectors", "max_words", "grammar_label", "dtype")
+FEATURE_OPTIONS = ("delta_emd", "delta_ted", "gamma", "alignment", "emd_unaligned", "emd_weights", "emd_antonyms",
+                   "ted_normalization", "ted_tree", "ted_vectors", "max_words", "grammar_label", "dtype")
 
 
 def _fingerprint(name: str) -> str:

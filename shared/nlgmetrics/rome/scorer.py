@@ -22,6 +22,7 @@ from ..core.linguistic import get_analyzer
 from ..core.result import MetricResult
 from .features import (
     ALIGNMENT_RULES,
+    ANTONYM_RULES,
     DELTA_EMD,
     DELTA_TED,
     EMD_WEIGHTINGS,
@@ -92,6 +93,10 @@ class RoMeConfig(MetricConfig):
                               f"documents) or content (term frequency, closed-class function words weighted "
                               f"{FUNCTION_WORD_WEIGHT:g} against 1 for content words; the default, chosen by "
                               "training/rome_options.py)", choices=EMD_WEIGHTINGS, short="emdw")
+    emd_antonyms: str = option("wordnet", "F_EMD and WordNet antonyms: off (the specification: the encoder's "
+                               "cosine) or wordnet (an adjective and its WordNet antonym, direct or indirect, "
+                               "get cosine 0: never aligned, transport cost 1; the default, chosen by "
+                               "training/rome_options.py)", choices=ANTONYM_RULES, short="emdant")
     ted_normalization: str = option("max", "F_TED normalization: max (larger tree, clipped at 1) or sum "
                                     "(both sizes)", choices=TED_NORMALIZATIONS, short="tednorm")
     ted_tree: str = option("roles", "F_TED trees: lemma (every word, the specification) or roles (content "
@@ -268,7 +273,8 @@ class RoMe(Scorer):
         emd, pairs = (emd_similarity(sh.words, sr.words, sh.vectors, sr.vectors,  # type: ignore[arg-type]
                                      delta=cfg.delta_emd,
                                      gamma=cfg.gamma, alignment=cfg.alignment, unaligned=cfg.emd_unaligned,
-                                     weights=cfg.emd_weights, hyp_opaque=sh.opaque,
+                                     weights=cfg.emd_weights, antonyms=cfg.emd_antonyms,
+                                     hyp_opaque=sh.opaque,
                                      ref_opaque=sr.opaque)
                       if "emd" in needs else (float("nan"), []))
         ted = (ted_se(sh.tree, sr.tree, sh.lemma_vectors, sr.lemma_vectors,  # type: ignore[arg-type]

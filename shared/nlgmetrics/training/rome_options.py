@@ -1,5 +1,5 @@
 """Choose RoMe-lite's departures from the specification by measurement on training data only:
-for each combination of ``alignment``, ``emd_unaligned`` and ``emd_weights`` (F_EMD),
+for each combination of ``alignment``, ``emd_unaligned``, ``emd_weights`` and ``emd_antonyms`` (F_EMD),
 ``ted_tree`` and ``ted_vectors`` (F_TED), fit the monotone network on the self-supervised training pairs (:mod:`.rome_scorer`) and measure
 its accuracy on the held-out synthetic pairs (never on a benchmark).
 
@@ -29,6 +29,7 @@ from .rome_scorer import accuracy_by_kind, make_pairs, train_network
 ALIGNMENTS = ("argmax", "thresholded")
 UNALIGNED = ("one", "cosine")
 WEIGHTS = ("tfidf", "content")
+ANTONYMS = ("off", "wordnet")
 TREES = ("lemma", "roles")
 VECTORS = ("contextual", "static")
 
@@ -38,20 +39,21 @@ def _texts(rows: Sequence[Any]) -> tuple:
 
 
 def emd_variants(hyps: Sequence[str], refs: Sequence[str]) -> dict[str, np.ndarray]:
-    """F_EMD of every (alignment, emd_unaligned, emd_weights) combination, keyed
-    ``emd_<alignment>_<unaligned>_<weights>``, from one pass of the encoder (the word vectors do
+    """F_EMD of every (alignment, emd_unaligned, emd_weights, emd_antonyms) combination, keyed
+    ``emd_<alignment>_<unaligned>_<weights>_<antonyms>``, from one pass of the encoder (the word vectors do
     not depend on these options)."""
     scorer = RoMe(profile="lite", component="emd", device="cpu", quiet=True)
     sent = scorer._analyse(list(hyps) + list(refs), {"emd"})
     out = {}
-    for alignment, unaligned, weights in itertools.product(ALIGNMENTS, UNALIGNED, WEIGHTS):
+    for alignment, unaligned, weights, antonyms in itertools.product(ALIGNMENTS, UNALIGNED, WEIGHTS, ANTONYMS):
         values = []
         for h, r in zip(hyps, refs):
             sh, sr = sent[h], sent[r]
             values.append(emd_similarity(sh.words, sr.words, sh.vectors, sr.vectors, alignment=alignment,  # type: ignore[arg-type]
-                                         unaligned=unaligned, weights=weights, hyp_opaque=sh.opaque,
+                                         unaligned=unaligned, weights=weights, antonyms=antonyms,
+                                         hyp_opaque=sh.opaque,
                                          ref_opaque=sr.opaque)[0])
-        out[f"emd_{alignment}_{unaligned}_{weights}"] = np.array(values)
+        out[f"emd_{alignment}_{unaligned}_{weights}_{antonyms}"] = np.array(values)
     return out
 
 
@@ -82,7 +84,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if args.cache:
             np.savez(args.cache, **cached)  # type: ignore[arg-type]
 
-    if not all(f"emd_{a}_{u}_{w}" in cached for a, u, w in itertools.product(ALIGNMENTS, UNALIGNED, WEIGHTS)):
+    if not all(f"emd_{a}_{u}_{w}_{n}" in cached
+               for a, u, w, n in itertools.product(ALIGNMENTS, UNALIGNED, WEIGHTS, ANTONYMS)):
         cached.update(emd_variants(hyps, refs))
         save()
     for tree, vectors in itertools.product(TREES, VECTORS):
@@ -97,19 +100,21 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     n_train = len(pairs["train"])
     y = np.array([r[3] for r in rows], dtype=np.float32)
     results: list[dict[str, Any]] = []
-    for alignment, unaligned, weights, tree, vectors in itertools.product(ALIGNMENTS, UNALIGNED, WEIGHTS, TREES,
-                                                                          VECTORS):
+    for alignment, unaligned, weights, antonyms, tree, vectors in itertools.product(
+            ALIGNMENTS, UNALIGNED, WEIGHTS, ANTONYMS, TREES, VECTORS):
         x = np.column_stack([cached["grammar"], cached[f"ted_{tree}_{vectors}"],
-                             cached[f"emd_{alignment}_{unaligned}_{weights}"]])
+                             cached[f"emd_{alignment}_{unaligned}_{weights}_{antonyms}"]])
         net = train_network(x[:n_train], y[:n_train])
         with torch.no_grad():
             prob = torch.sigmoid(net(torch.tensor(x[n_train:], dtype=torch.float32))).numpy()
         acc = accuracy_by_kind(prob, pairs["test"])
         rank = paraphrase_over_reversal(prob, pairs["test"])
         results.append({"alignment": alignment, "emd_unaligned": unaligned, "emd_weights": weights,
+                        "emd_antonyms": antonyms,
                         "ted_tree": tree, "ted_vectors": vectors, "accuracy": acc,
                         "paraphrase_over_reversal": rank, "criterion": round((acc["all"] + rank) / 2, 4)})
         print(f"alignment={alignment:11s} emd_unaligned={unaligned:6s} emd_weights={weights:7s} "
+              f"emd_antonyms={antonyms:7s} "
               f"ted_tree={tree:5s} ted_vectors={vectors:10s} held-out accuracy "
               f"{acc['all']:.4f} role reversal {acc.get('role_reversal', float('nan')):.4f} "
               f"paraphrase>reversal {rank:.4f}", flush=True)
