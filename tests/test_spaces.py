@@ -90,3 +90,17 @@ def test_rome_caption_says_what_unaligned_pairs_cost():
     assert default == "cosine"
     assert "every other pair 1 − cosine" in app.transport_note("cosine")
     assert "only the framed pairs cost less than 1" in app.transport_note("one")
+    assert nlgmetrics.scorer_class("rome").Config().emd_antonyms == "wordnet"
+    assert "antonyms" in app.transport_note("cosine", "wordnet") and "antonym" not in app.transport_note("one")
+
+
+def test_rome_heatmap_shows_antonyms_at_cosine_zero():
+    """With emd_antonyms="wordnet" (the default) the Space's heatmap shows an antonym pair's
+    alignment score as 0, as F_EMD uses it, and says why in the cell's tooltip."""
+    app = publish.load_app(ROOT / "spaces" / "rome" / "app.py")
+    html = app.alignment_heatmap(nlgmetrics.load("rome", profile="lite", component="emd", device="cpu", quiet=True),
+                                 "The hotel has a small garden.", "The hotel has a large garden.", [])
+    assert html.count("WordNet antonyms: cosine taken as 0") == 1
+    off = nlgmetrics.load("rome", profile="lite", component="emd", emd_antonyms="off", device="cpu", quiet=True)
+    assert "WordNet antonyms" not in app.alignment_heatmap(off, "The hotel has a small garden.",
+                                                           "The hotel has a large garden.", [])

@@ -12,7 +12,7 @@ import numpy as np
 from nlgmetrics import space as ui
 from nlgmetrics.core.embeddings import normalize_rows
 from nlgmetrics.examples import example
-from nlgmetrics.rome import RoMe, preprocess, relative_position_gap
+from nlgmetrics.rome import RoMe, antonym_mask, preprocess, relative_position_gap
 
 _DEMO = example("rome").inputs
 EXAMPLES = [
@@ -57,10 +57,14 @@ def alignment_heatmap(scorer: RoMe, hypothesis: str, reference: str, pairs: List
         return "<div>(no words to align)</div>"
     hyp_vecs, ref_vecs = scorer.encoder.word_vectors([hyp_words, ref_words])
     cosine = normalize_rows(hyp_vecs) @ normalize_rows(ref_vecs).T
-    score = cosine * (1.0 - relative_position_gap(len(hyp_words), len(ref_words)))
+    factor = 1.0 - relative_position_gap(len(hyp_words), len(ref_words))
+    antonyms = (antonym_mask(hyp_words, ref_words) if scorer.config.emd_antonyms == "wordnet"
+                else np.zeros(cosine.shape, dtype=bool))
+    score = np.where(antonyms, 0.0, cosine * factor)  # an antonym pair's cosine counts as 0
     cap = ui.MAX_HEATMAP
     shown = np.asarray(score)[:cap, :cap]
-    titles = [[f"cosine {cosine[i, j]:.2f}, position factor {score[i, j] / cosine[i, j] if cosine[i, j] else 0:.2f}"
+    titles = [[(f"WordNet antonyms: cosine taken as 0 (the encoder's: {cosine[i, j]:.2f})" if antonyms[i, j] else
+                f"cosine {cosine[i, j]:.2f}, position factor {factor[i, j]:.2f}")
                for j in range(shown.shape[1])] for i in range(shown.shape[0])]
     table = ui.heatmap(hyp_words[:cap], ref_words[:cap], shown.tolist(), lo=0.0, hi=1.0, role="alignment",
                        marked=[(p[0], p[1]) for p in pairs if p[0] < cap and p[1] < cap], titles=titles)
@@ -69,12 +73,16 @@ def alignment_heatmap(scorer: RoMe, hypothesis: str, reference: str, pairs: List
     return table + cut
 
 
-def transport_note(emd_unaligned: str) -> str:
-    """What the framed and unframed cells cost in F_EMD's transport, for the scorer's setting."""
+def transport_note(emd_unaligned: str, emd_antonyms: str = "off") -> str:
+    """What the framed and unframed cells cost in F_EMD's transport, for the scorer's settings."""
     if emd_unaligned == "cosine":
-        return ("In F_EMD's transport a framed pair costs 1 − cosine × its soft position penalty, "
+        note = ("In F_EMD's transport a framed pair costs 1 − cosine × its soft position penalty, "
                 "every other pair 1 − cosine (emd_unaligned = cosine).")
-    return "In F_EMD's transport only the framed pairs cost less than 1 (emd_unaligned = one)."
+    else:
+        note = "In F_EMD's transport only the framed pairs cost less than 1 (emd_unaligned = one)."
+    if emd_antonyms == "wordnet":
+        note += " WordNet antonyms (small/large) count as cosine 0: never framed, cost 1 (emd_antonyms = wordnet)."
+    return note
 
 
 def explain(scorer: RoMe, result: Any, inputs: Dict[str, Any]) -> List[str]:
@@ -94,7 +102,8 @@ def explain(scorer: RoMe, result: Any, inputs: Dict[str, Any]) -> List[str]:
             f"Rows: hypothesis words, columns: reference words. Colour and number: the alignment score "
             f"cos × (1 − |i/m − j/n|) by which each hypothesis word picks its partner (hover for the plain cosine). "
             f"Framed: the {len(pairs)} kept pairs — a row's best score, kept when its cosine exceeds δ = {delta:g} "
-            f"and the reference word is still free. " + transport_note(scorer.config.emd_unaligned))
+            f"and the reference word is still free. " + transport_note(scorer.config.emd_unaligned,
+                                                                       scorer.config.emd_antonyms))
         body = ui.flex_row([components, caption + alignment_heatmap(scorer, hyp, ref, pairs)])
         blocks.append(ui.section(f"Segment {i + 1}: {ui.shorten(hyp, 70)}", body))
     return [ui.legend(LEGEND) + "".join(blocks)]
