@@ -140,6 +140,8 @@ def test_content_weights_hand_computed():
     assert content_weights(["the", "cat"]) == pytest.approx([fw / (1 + fw), 1 / (1 + fw)])
     assert content_weights(["not", "a", "cat"]).tolist()[0] == pytest.approx(1 / (2 + fw))  # negation is content
     assert content_weights([]).shape == (0,)
+    assert content_weights(["the", "cat"], function_weight=0.5) == pytest.approx([1 / 3, 2 / 3])
+    assert content_weights(["the", "cat"], function_weight=1.0) == pytest.approx([0.5, 0.5])
     # "the"-"the" (cos 1) and "cat"-"dog" (cos 0.8) aligned: EMD = w(cat) * 0.2 on both weightings
     hyp, ref = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [0.6, 0.8]])
     f, pairs = emd_similarity(["the", "cat"], ["the", "dog"], hyp, ref, weights="content")

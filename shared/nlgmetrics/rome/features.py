@@ -98,9 +98,10 @@ def tfidf_weights(words: Sequence[str], other: Sequence[str]) -> np.ndarray:
     return raw / raw.sum()
 
 
-def content_weights(words: Sequence[str], other: Sequence[str] = ()) -> np.ndarray:
-    """Per-position weights (1 + log10 tf) * c, c = 1 for a content word and
-    :data:`FUNCTION_WORD_WEIGHT` for a word of :data:`FUNCTION_WORDS`, normalised to sum to 1
+def content_weights(words: Sequence[str], other: Sequence[str] = (), *,
+                    function_weight: float = FUNCTION_WORD_WEIGHT) -> np.ndarray:
+    """Per-position weights (1 + log10 tf) * c, c = 1 for a content word and ``function_weight``
+    (:data:`FUNCTION_WORD_WEIGHT`) for a word of :data:`FUNCTION_WORDS`, normalised to sum to 1
     (empty for no words). Unlike :func:`tfidf_weights` a word's weight does not depend on
     whether the other sentence has it (``other`` is accepted for the same call shape).
 
@@ -110,7 +111,7 @@ def content_weights(words: Sequence[str], other: Sequence[str] = ()) -> np.ndarr
     if not words:
         return np.zeros(0)
     tf = Counter(words)
-    raw = np.array([(1 + math.log10(tf[w])) * (FUNCTION_WORD_WEIGHT if w in FUNCTION_WORDS else 1.0)
+    raw = np.array([(1 + math.log10(tf[w])) * (function_weight if w in FUNCTION_WORDS else 1.0)
                     for w in words])
     return raw / raw.sum()
 
@@ -208,11 +209,13 @@ def antonym_mask(hyp_words: Sequence[str], ref_words: Sequence[str]) -> np.ndarr
 def emd_similarity(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: np.ndarray,
                    ref_vecs: np.ndarray, *, delta: float = DELTA_EMD, gamma: float = GAMMA,
                    alignment: str = "argmax", unaligned: str = "one", weights: str = "tfidf",
-                   antonyms: str = "off", hyp_opaque: Sequence[bool] | None = None,
+                   antonyms: str = "off", function_weight: float = FUNCTION_WORD_WEIGHT,
+                   hyp_opaque: Sequence[bool] | None = None,
                    ref_opaque: Sequence[bool] | None = None) -> tuple[float, list[tuple[int, int]]]:
     """F_EMD = 1 - EMD and the hard alignment; 0 when either side has no words. ``unaligned``:
     see :func:`transport_distance`; ``weights``: ``tfidf`` (:func:`tfidf_weights`) or
-    ``content`` (:func:`content_weights`). ``*_opaque`` mark words compared by their text
+    ``content`` (:func:`content_weights`, function words weighted ``function_weight``).
+    ``*_opaque`` mark words compared by their text
     (see :func:`word_cosines`). ``antonyms="wordnet"``: a pair of antonyms (:func:`antonym_mask`)
     gets cosine 0, so it is never aligned and costs 1 ("small" for "large" counts as a wrong
     word, not as a near synonym); ``off`` (the specification) leaves the encoder's cosine."""
@@ -225,8 +228,12 @@ def emd_similarity(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs:
         cos = np.where(antonym_mask(hyp_words, ref_words), 0.0, cos)
     pairs = hard_alignment(cos, delta, alignment)
     dist = transport_distance(cos, pairs, gamma, unaligned)
-    weigh = tfidf_weights if weights == "tfidf" else content_weights
-    emd = earth_movers_distance(dist, weigh(hyp_words, ref_words), weigh(ref_words, hyp_words))
+    if weights == "tfidf":
+        hyp_w, ref_w = tfidf_weights(hyp_words, ref_words), tfidf_weights(ref_words, hyp_words)
+    else:
+        hyp_w = content_weights(hyp_words, function_weight=function_weight)
+        ref_w = content_weights(ref_words, function_weight=function_weight)
+    emd = earth_movers_distance(dist, hyp_w, ref_w)
     return float(np.clip(1.0 - emd, 0.0, 1.0)), pairs
 
 
