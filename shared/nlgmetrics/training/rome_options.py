@@ -74,16 +74,22 @@ def function_weight_sweep(weights: Sequence[float], cached: dict[str, np.ndarray
                                        hyp_opaque=sent[h].opaque, ref_opaque=sent[r].opaque)[0]
                         for h, r in zip(hyps, refs)])
         x = np.column_stack([cached["grammar"], cached[f"ted_{cfg.ted_tree}_{cfg.ted_vectors}"], emd])
-        net = train_network(x[:n_train], y[:n_train])
-        with torch.no_grad():
-            prob = torch.sigmoid(net(torch.tensor(x[n_train:], dtype=torch.float32))).numpy()
-        acc = accuracy_by_kind(prob, pairs["test"])
-        rank = paraphrase_over_reversal(prob, pairs["test"])
-        out.append({"function_weight": weight, "accuracy": acc, "paraphrase_over_reversal": rank,
-                    "criterion": round((acc["all"] + rank) / 2, 4)})
-        print(f"function_weight={weight:g} held-out accuracy {acc['all']:.4f} paraphrase>reversal {rank:.4f} "
-              f"criterion {out[-1]['criterion']:.4f}", flush=True)
+        out.append({"function_weight": weight, **fit_and_measure(x, y, n_train, pairs["test"])})
+        print(f"function_weight={weight:g} held-out accuracy {out[-1]['accuracy']['all']:.4f} paraphrase>reversal "
+              f"{out[-1]['paraphrase_over_reversal']:.4f} criterion {out[-1]['criterion']:.4f}", flush=True)
     return out
+
+
+def fit_and_measure(x: np.ndarray, y: np.ndarray, n_train: int, test_rows: Sequence[Any]) -> dict[str, Any]:
+    """Fit the monotone network on the first ``n_train`` rows of features ``x`` (labels ``y``)
+    and measure it on the rest (``test_rows``): held-out accuracy by kind, paraphrase > role
+    reversal, and their mean (the criterion)."""
+    net = train_network(x[:n_train], y[:n_train])
+    with torch.no_grad():
+        prob = torch.sigmoid(net(torch.tensor(x[n_train:], dtype=torch.float32))).numpy()
+    acc = accuracy_by_kind(prob, test_rows)
+    rank = paraphrase_over_reversal(prob, test_rows)
+    return {"accuracy": acc, "paraphrase_over_reversal": rank, "criterion": round((acc["all"] + rank) / 2, 4)}
 
 
 def paraphrase_over_reversal(prob: np.ndarray, rows: Sequence[Any]) -> float:
@@ -142,15 +148,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             ALIGNMENTS, UNALIGNED, WEIGHTS, ANTONYMS, TREES, VECTORS):
         x = np.column_stack([cached["grammar"], cached[f"ted_{tree}_{vectors}"],
                              cached[f"emd_{alignment}_{unaligned}_{weights}_{antonyms}"]])
-        net = train_network(x[:n_train], y[:n_train])
-        with torch.no_grad():
-            prob = torch.sigmoid(net(torch.tensor(x[n_train:], dtype=torch.float32))).numpy()
-        acc = accuracy_by_kind(prob, pairs["test"])
-        rank = paraphrase_over_reversal(prob, pairs["test"])
         results.append({"alignment": alignment, "emd_unaligned": unaligned, "emd_weights": weights,
-                        "emd_antonyms": antonyms,
-                        "ted_tree": tree, "ted_vectors": vectors, "accuracy": acc,
-                        "paraphrase_over_reversal": rank, "criterion": round((acc["all"] + rank) / 2, 4)})
+                        "emd_antonyms": antonyms, "ted_tree": tree, "ted_vectors": vectors,
+                        **fit_and_measure(x, y, n_train, pairs["test"])})
+        acc, rank = results[-1]["accuracy"], results[-1]["paraphrase_over_reversal"]
         print(f"alignment={alignment:11s} emd_unaligned={unaligned:6s} emd_weights={weights:7s} "
               f"emd_antonyms={antonyms:7s} "
               f"ted_tree={tree:5s} ted_vectors={vectors:10s} held-out accuracy "
