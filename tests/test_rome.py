@@ -236,6 +236,19 @@ def test_lite_grammar_head_beats_the_majority_baseline_out_of_domain(rome, share
     assert auc(y, probs) > 0.65
 
 
+def test_grammar_soup_averages_the_runs_states():
+    """--seeds N: the element-wise mean of the runs' weight deltas and heads, dtype kept; one
+    run is returned as it is."""
+    from nlgmetrics.training.rome_grammar import soup
+
+    a = {"mcc": 0.3, "epoch": 4, "state": {"delta.w": np.array([1.0, 3.0], np.float32), "head.bias": np.array([0.5])}}
+    b = {"mcc": 0.2, "epoch": 5, "state": {"delta.w": np.array([2.0, -1.0], np.float32), "head.bias": np.array([1.5])}}
+    both = soup([a, b])
+    assert both["epoch"] == [4, 5] and both["state"]["delta.w"].dtype == np.float32
+    assert both["state"]["delta.w"].tolist() == [1.5, 1.0] and both["state"]["head.bias"].tolist() == [1.0]
+    assert soup([a]) == a and soup([a]) is not a
+
+
 def test_four_bit_deltas_by_hand():
     """quantize_delta: one float16 scale max|x|/7 per group, codes rint(x/scale) + 7 packed two
     per byte (high nibble first); merge_state adds the dequantised delta."""

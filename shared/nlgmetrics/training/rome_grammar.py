@@ -38,6 +38,7 @@ EPOCHS = {"full": 5, "lora": 6}
 LEARNING_RATE = {"full": 6e-5, "lora": 1e-3}  # the encoder's trained parameters
 HEAD_LEARNING_RATE = 1e-3
 BATCH_SIZE = 32
+SEEDS = 1  # 1: the single seed-0 run (shipped); N > 1: a uniform soup of seeds 0..N-1
 MAX_LENGTH = 64
 OUTPUT = "rome_grammar_lite.npz"
 ENCODER = "minilm"
@@ -95,35 +96,13 @@ def predict(model: Any, tokenizer: Any, texts: Sequence[str], batch_size: int = 
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    from ..core.resources import DATA_DIR
-    from ..rome.grammar import TunedHeadModel, quantized_state
+def train_seed(seed: int, args: argparse.Namespace, mode: str, lr: float, texts: Sequence[str], labels: np.ndarray,
+               fit: np.ndarray, tune: np.ndarray) -> tuple[dict[str, Any], Any]:
+    """Train one model from ``seed`` (the classifier's initialisation and the batch order);
+    the best epoch by selection-split MCC: {"mcc", "epoch", "state"}, and the model."""
+    from ..rome.grammar import TunedHeadModel
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=default_data())
-    parser.add_argument("--output", type=Path, default=DATA_DIR / OUTPUT)
-    parser.add_argument("--rank", type=int, default=RANK, help="0: full fine-tune (default); r > 0: LoRA")
-    parser.add_argument("--epochs", type=int, default=None, help=f"default {EPOCHS}")
-    parser.add_argument("--alpha", type=float, default=ALPHA)
-    parser.add_argument("--lr", type=float, default=None, help=f"default {LEARNING_RATE}")
-    parser.add_argument("--checkpoint", type=Path, default=None,
-                        help="write the best epoch's state here after each epoch")
-    parser.add_argument("--from-checkpoint", type=Path, default=None,
-                        help="skip training: pick the threshold and report from a --checkpoint file")
-    args = parser.parse_args(argv)
-    mode = "lora" if args.rank > 0 else "full"
-    lr = args.lr if args.lr is not None else LEARNING_RATE[mode]
-    args.epochs = args.epochs if args.epochs is not None else EPOCHS[mode]
-    torch.manual_seed(SEED)
-    torch.set_num_threads(max(1, min(2, torch.get_num_threads())))
-    rows = read_cola(args.data)
-    texts = [r["sentence"] for r in rows]
-    labels = np.array([int(r["label"]) for r in rows])
-    split = np.array([r["split"] for r in rows])
-    train = np.flatnonzero(split == "in_domain_train")
-    held = np.random.default_rng(SEED).permutation(train)
-    tune, fit = held[: len(train) // 10], held[len(train) // 10:]
-
+    torch.manual_seed(seed)
     model = TunedHeadModel.pretrained()
     if mode == "lora":
         model.add_lora(args.rank, args.alpha)
@@ -136,14 +115,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     steps = args.epochs * ((len(fit) + BATCH_SIZE - 1) // BATCH_SIZE)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / (0.06 * steps)) * max(0.0, 1 - s / steps))
     loss_fn = torch.nn.BCEWithLogitsLoss()
-    gen = torch.Generator().manual_seed(SEED)
+    gen = torch.Generator().manual_seed(seed)
     # batches of similar length (sorted within random chunks), in random order
     best: dict[str, Any] = {"mcc": -2.0}
-    if args.from_checkpoint:
-        with np.load(args.from_checkpoint) as data:
-            best = {"mcc": float(data["mcc"]), "epoch": int(data["epoch"]),
-                    "state": {k: data[k] for k in data.files if k not in ("mcc", "epoch")}}
-    for epoch in range(0 if args.from_checkpoint else args.epochs):
+    checkpoint = args.checkpoint
+    if checkpoint is not None and seed != SEED:
+        checkpoint = checkpoint.with_name(f"{checkpoint.stem}-seed{seed}{checkpoint.suffix}")
+    for epoch in range(args.epochs):
         t0 = time.time()
         model.train()
         perm = fit[torch.randperm(len(fit), generator=gen).numpy()]
@@ -152,7 +130,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         batches = [c[i:i + BATCH_SIZE] for c in chunks for i in range(0, len(c), BATCH_SIZE)]
         for step, b in enumerate(torch.randperm(len(batches), generator=gen).tolist()):
             if step % 60 == 0:
-                print(f"  epoch {epoch + 1} step {step}/{len(batches)} ({time.time() - t0:.0f}s)", flush=True)
+                print(f"  seed {seed} epoch {epoch + 1} step {step}/{len(batches)} ({time.time() - t0:.0f}s)",
+                      flush=True)
             idx = batches[b]
             enc = tokenizer([texts[k] for k in idx], padding=True, truncation=True, max_length=MAX_LENGTH,
                             return_tensors="pt")
@@ -163,32 +142,85 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             opt.step()
             sched.step()
         score = evaluate(predict(model, tokenizer, [texts[k] for k in tune]), labels[tune])
-        print(f"epoch {epoch + 1}: held-out train {score} ({time.time() - t0:.0f}s)", flush=True)
+        print(f"seed {seed} epoch {epoch + 1}: held-out train {score} ({time.time() - t0:.0f}s)", flush=True)
         if score["mcc"] > best["mcc"]:
             best = {"mcc": score["mcc"], "epoch": epoch + 1, "state": model.state()}
-            if args.checkpoint:
-                np.savez(args.checkpoint, mcc=best["mcc"], epoch=best["epoch"], **best["state"])
+            if checkpoint:
+                np.savez(checkpoint, mcc=best["mcc"], epoch=best["epoch"], **best["state"])
+    return best, model
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    from ..core.resources import DATA_DIR
+    from ..rome.grammar import TunedHeadModel, quantized_state
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=default_data())
+    parser.add_argument("--output", type=Path, default=DATA_DIR / OUTPUT)
+    parser.add_argument("--rank", type=int, default=RANK, help="0: full fine-tune (default); r > 0: LoRA")
+    parser.add_argument("--epochs", type=int, default=None, help=f"default {EPOCHS}")
+    parser.add_argument("--alpha", type=float, default=ALPHA)
+    parser.add_argument("--lr", type=float, default=None, help=f"default {LEARNING_RATE}")
+    parser.add_argument("--seeds", type=int, default=SEEDS,
+                        help="full fine-tune only: train from seeds 0..N-1 and average their best epochs' "
+                             f"weights (a uniform soup); default {SEEDS}")
+    parser.add_argument("--checkpoint", type=Path, default=None,
+                        help="write each seed's best epoch's state here (seed N > 0: NAME-seedN.npz) "
+                             "after each epoch")
+    parser.add_argument("--from-checkpoint", type=Path, nargs="+", default=None,
+                        help="skip training: pick the threshold and report from --checkpoint files "
+                             "(several: their soup)")
+    args = parser.parse_args(argv)
+    mode = "lora" if args.rank > 0 else "full"
+    if mode == "lora" and args.seeds != 1:
+        parser.error("--seeds applies to the full fine-tune only")
+    lr = args.lr if args.lr is not None else LEARNING_RATE[mode]
+    args.epochs = args.epochs if args.epochs is not None else EPOCHS[mode]
+    torch.set_num_threads(max(1, min(2, torch.get_num_threads())))
+    rows = read_cola(args.data)
+    texts = [r["sentence"] for r in rows]
+    labels = np.array([int(r["label"]) for r in rows])
+    split = np.array([r["split"] for r in rows])
+    train = np.flatnonzero(split == "in_domain_train")
+    held = np.random.default_rng(SEED).permutation(train)
+    tune, fit = held[: len(train) // 10], held[len(train) // 10:]
+
+    runs: list[dict[str, Any]] = []
+    if args.from_checkpoint:
+        for path in args.from_checkpoint:
+            with np.load(path) as data:
+                runs.append({"mcc": float(data["mcc"]), "epoch": int(data["epoch"]),
+                             "state": {k: data[k] for k in data.files if k not in ("mcc", "epoch")}})
+        model = TunedHeadModel.pretrained()
+        if mode == "lora":
+            model.add_lora(args.rank, args.alpha)
+    else:
+        for seed in range(args.seeds):
+            run, model = train_seed(SEED + seed, args, mode, lr, texts, labels, fit, tune)
+            runs.append(run)
+    tokenizer = model.tokenizer
+    best = soup(runs)
+    if len(runs) > 1:
+        print(f"soup of {len(runs)} runs (best epochs {best['epoch']}): held-out train",
+              evaluate(predict(merged(best["state"], model.lora_scale), tokenizer, [texts[k] for k in tune]),
+                       labels[tune]), flush=True)
 
     # the shipped form; the decision threshold with the best held-out MCC (picked on it), folded
     # into the head's bias so that P(acceptable) > 0.5 is the decision
     if mode == "full":
         best["state"] = quantized_state(best["state"])
-    shipped = TunedHeadModel.pretrained()
-    shipped.merge(best["state"], model.lora_scale)
-    held_prob = predict(shipped, tokenizer, [texts[k] for k in tune])
+    held_prob = predict(merged(best["state"], model.lora_scale), tokenizer, [texts[k] for k in tune])
     grid = np.round(np.arange(0.30, 0.951, 0.01), 2)
     threshold = float(max(grid, key=lambda t: (mcc(labels[tune], (held_prob > t).astype(int)), -abs(t - 0.5))))
     best["state"]["head.bias"] = (best["state"]["head.bias"] - np.float32(np.log(threshold / (1 - threshold)))
                                   ).astype(np.float32)
 
     # the report is measured with exactly the shipped weights, merged into fresh ones
-    shipped = TunedHeadModel.pretrained()
-    shipped.merge(best["state"], model.lora_scale)
-    prob = predict(shipped, tokenizer, texts)
+    prob = predict(merged(best["state"], model.lora_scale), tokenizer, texts)
     report: dict[str, Any] = {name: evaluate(prob[split == name], labels[split == name])
                               for name in ("in_domain_dev", "out_of_domain_dev")}
     report["held_out_train"] = evaluate(prob[tune], labels[tune])
-    report["training"] = {"seed": SEED, "mode": mode, "rank": args.rank, "alpha": args.alpha, "epoch": best["epoch"],
+    report["training"] = {"seed": SEED, "seeds": len(runs), "mode": mode, "rank": args.rank, "alpha": args.alpha, "epoch": best["epoch"],
                           "threshold": threshold,
                           "epochs": args.epochs, "lr": lr, "head_lr": HEAD_LEARNING_RATE,
                           "batch_size": BATCH_SIZE, "max_length": MAX_LENGTH, "train_sentences": len(fit)}
@@ -197,6 +229,26 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                         lora_scale=np.float64(model.lora_scale), **best["state"])
     print(f"wrote {args.output}")
     return report
+
+
+def soup(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One run as it is; several: the element-wise mean of their states (weight deltas against
+    the same packaged encoder, and the heads), "epoch" the list of their best epochs."""
+    if len(runs) == 1:
+        return dict(runs[0])
+    keys = runs[0]["state"].keys()
+    state = {k: np.mean([r["state"][k].astype(np.float64) for r in runs], axis=0).astype(runs[0]["state"][k].dtype)
+             for k in keys}
+    return {"mcc": float("nan"), "epoch": [r["epoch"] for r in runs], "state": state}
+
+
+def merged(state: dict[str, np.ndarray], scale: float) -> Any:
+    """A fresh packaged encoder with ``state`` folded in."""
+    from ..rome.grammar import TunedHeadModel
+
+    model = TunedHeadModel.pretrained()
+    model.merge(state, scale)
+    return model
 
 
 if __name__ == "__main__":
