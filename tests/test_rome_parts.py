@@ -383,6 +383,43 @@ def test_dependency_tree_drops_punctuation_and_keeps_dependents():
     assert cut.tree.to_bracketed() == "(<root> cat)"
 
 
+def _copula(*words):
+    """A spaCy-style parse of "X is the Y of Z" given as (text, lemma, upos, head, deprel) rows."""
+    from nlgmetrics.core.linguistic import Parsed, Token
+
+    toks = [Token(w, lem, upos, "XX", head, rel, 0) for w, lem, upos, head, rel in words]
+    return Parsed(" ".join(w[0] for w in words), toks, "test", [range(len(toks))])
+
+
+def test_copula_arguments_are_ordered_by_lemma():
+    from nlgmetrics.rome import dependency_tree
+
+    # "Paris is the capital of France": nsubj Paris, attr capital (-> of -> France) under "is"
+    active = _copula(("Paris", "paris", "PROPN", 1, "nsubj"), ("is", "be", "AUX", -1, "root"),
+                     ("the", "the", "DET", 3, "det"), ("capital", "capital", "NOUN", 1, "attr"),
+                     ("of", "of", "ADP", 3, "prep"), ("France", "france", "PROPN", 4, "pobj"))
+    # "The capital of France is Paris": nsubj capital, attr Paris
+    swapped = _copula(("The", "the", "DET", 1, "det"), ("capital", "capital", "NOUN", 4, "nsubj"),
+                      ("of", "of", "ADP", 1, "prep"), ("France", "france", "PROPN", 2, "pobj"),
+                      ("is", "be", "AUX", -1, "root"), ("Paris", "paris", "PROPN", 4, "attr"))
+    # "France is the capital of Paris": the entities in reversed places
+    reversal = _copula(("France", "france", "PROPN", 1, "nsubj"), ("is", "be", "AUX", -1, "root"),
+                       ("the", "the", "DET", 3, "det"), ("capital", "capital", "NOUN", 1, "attr"),
+                       ("of", "of", "ADP", 3, "prep"), ("Paris", "paris", "PROPN", 4, "pobj"))
+    roles = [dependency_tree(p, roles=True) for p in (active, swapped, reversal)]
+    assert [t.tree.to_bracketed() for t in roles] == [
+        "(<root> paris (capital france))", "(<root> (capital france) paris)", "(<root> france (capital paris))"]
+    assert roles[0].roles == ["subj", "", ""]
+    cop = [dependency_tree(p, roles=True, copula=True) for p in (active, swapped, reversal)]
+    assert cop[0].tree.to_bracketed() == cop[1].tree.to_bracketed() == "(<root> (capital france) paris)"
+    assert cop[2].tree.to_bracketed() == "(<root> (capital paris) france)"
+    assert cop[0].roles == ["", "", ""]
+    # a verb's subject keeps its role: no attr, so "be" is not an identity copula here
+    verb = _copula(("Paris", "paris", "PROPN", 1, "nsubj"), ("is", "be", "AUX", 2, "aux"),
+                   ("growing", "grow", "VERB", -1, "root"))
+    assert dependency_tree(verb, roles=True, copula=True).roles == ["subj", ""]
+
+
 # -- the scorer network ------------------------------------------------------------------------
 def test_scorer_network_forward(tmp_path):
     import json

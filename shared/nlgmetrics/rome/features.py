@@ -255,12 +255,14 @@ class DependencyTree:
         return len(self.lemmas)
 
 
-TREE_KINDS = ("lemma", "roles")
+TREE_KINDS = ("lemma", "roles", "roles_copula")
 #: word classes left out of a ``roles`` tree (auxiliaries, articles, prepositions, conjunctions)
 FUNCTION_UPOS = ("DET", "AUX", "ADP", "CCONJ", "SCONJ")
 _SUBJ = ("nsubj", "csubj")
 _OBJ = ("obj", "dobj", "iobj", "dative", "nsubjpass", "nsubj:pass", "csubjpass", "csubj:pass")
 _ROLE_RANK = {"subj": 0, "obj": 1, "": 2}
+#: spaCy's labels of a copula's two arguments ("Paris is the capital": nsubj Paris, attr capital)
+_COPULA_ARGS = ("nsubj", "attr")
 
 
 def core_role(parsed: Parsed, tok: int) -> str:
@@ -283,7 +285,18 @@ def core_role(parsed: Parsed, tok: int) -> str:
     return ""
 
 
-def dependency_tree(parsed: Parsed, max_words: int | None = None, *, roles: bool = False) -> DependencyTree:
+def copula_argument(parsed: Parsed, tok: int) -> bool:
+    """True for the subject or the nominal predicate of a copula "be" that heads its clause
+    (spaCy's scheme: "Paris is the capital" has nsubj Paris and attr capital under "is")."""
+    t = parsed.tokens[tok]
+    if t.deprel.lower() not in _COPULA_ARGS or not 0 <= t.head < len(parsed.tokens):
+        return False
+    head = parsed.tokens[t.head]
+    return head.lemma.lower() == "be" and any(c.head == t.head and c.deprel.lower() == "attr" for c in parsed.tokens)
+
+
+def dependency_tree(parsed: Parsed, max_words: int | None = None, *, roles: bool = False,
+                    copula: bool = False) -> DependencyTree:
     """The lemmatised dependency tree of a parse: punctuation dropped (its dependents move to
     its head), words past ``max_words`` dropped the same way, sentence roots under one
     virtual root. Lemmas are lowercased.
@@ -291,13 +304,19 @@ def dependency_tree(parsed: Parsed, max_words: int | None = None, *, roles: bool
     With ``roles`` (the ``ted_tree="roles"`` option): function words (:data:`FUNCTION_UPOS`)
     are dropped too, each word carries its active-voice core role (:func:`core_role`), and a
     node's children are ordered subject, object, then the rest in sentence order, so that a
-    passive and its active form give the same tree and a role reversal does not."""
+    passive and its active form give the same tree and a role reversal does not.
+
+    With ``copula`` as well (``ted_tree="roles_copula"``): the two arguments of an identity
+    copula (:func:`copula_argument`) carry no role and are ordered by lemma, so "Paris is the
+    capital of France" and "The capital of France is Paris" give the same tree, while "France
+    is the capital of Paris" does not."""
     drop = ("PUNCT", "SPACE") + (FUNCTION_UPOS if roles else ())
     keep = [i for i, t in enumerate(parsed.tokens) if t.upos not in drop and t.text.strip()]
     if max_words is not None:
         keep = keep[:max_words]
     row_of = {tok: row for row, tok in enumerate(keep)}
-    role_of = {tok: core_role(parsed, tok) if roles else "" for tok in keep}
+    cop = {tok for tok in keep if copula and roles and copula_argument(parsed, tok)}
+    role_of = {tok: core_role(parsed, tok) if roles and tok not in cop else "" for tok in keep}
     children: dict[int, list[int]] = {-1: []}
     for tok in keep:
         head = parsed.tokens[tok].head
@@ -306,9 +325,15 @@ def dependency_tree(parsed: Parsed, max_words: int | None = None, *, roles: bool
             head = parsed.tokens[head].head
             steps += 1
         children.setdefault(head if head in row_of else -1, []).append(tok)
-    for kids in children.values():
-        kids.sort(key=lambda k: (_ROLE_RANK[role_of[k]], k) if roles else (0, k))
     lemmas = [(parsed.tokens[t].lemma or parsed.tokens[t].text).lower() for t in keep]
+
+    def rank(k: int) -> tuple:
+        if k in cop:  # after subject and object, before the rest, by lemma
+            return (1.5, lemmas[row_of[k]], k)
+        return (_ROLE_RANK[role_of[k]], "", k)
+
+    for kids in children.values():
+        kids.sort(key=rank if roles else (lambda k: (0, "", k)))
 
     order = _postorder_ids(children)
     nodes: dict[int, Tree] = {}

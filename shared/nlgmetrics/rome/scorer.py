@@ -99,10 +99,11 @@ class RoMeConfig(MetricConfig):
                                "training/rome_options.py)", choices=ANTONYM_RULES, short="emdant")
     ted_normalization: str = option("max", "F_TED normalization: max (larger tree, clipped at 1) or sum "
                                     "(both sizes)", choices=TED_NORMALIZATIONS, short="tednorm")
-    ted_tree: str = option("roles", "F_TED trees: lemma (every word, the specification) or roles (content "
-                           "words with active-voice subject/object roles; a subject never matches an object; "
-                           "the default, chosen by training/rome_options.py)",
-                           choices=TREE_KINDS, short="tedtree")
+    ted_tree: str = option("roles_copula", "F_TED trees: lemma (every word, the specification), roles (content "
+                           "words with active-voice subject/object roles; a subject never matches an object) or "
+                           "roles_copula (roles, and the two arguments of an identity copula in a fixed order, so "
+                           "'X is the capital of Y' = 'the capital of Y is X'; the default, chosen by "
+                           "training/rome_options.py)", choices=TREE_KINDS, short="tedtree")
     ted_vectors: str = option("static", "F_TED node vectors: contextual (the encoder's output for the "
                               "lemma sequence) or static (its input word-piece embeddings, as the paper's "
                               "static fastText vectors; the default, chosen by training/rome_options.py)",
@@ -233,7 +234,8 @@ class RoMe(Scorer):
             if self._analyzer is None:
                 raise ValueError(f"this scorer was built with component={self.config.component!r} and has no parser")
             for text, parsed in zip(unique, self._analyzer.analyze(unique)):
-                sentences[text].tree = dependency_tree(parsed, max_words, roles=self.config.ted_tree == "roles")
+                sentences[text].tree = dependency_tree(parsed, max_words, roles=self.config.ted_tree != "lemma",
+                                                         copula=self.config.ted_tree == "roles_copula")
         lists: list[list[str]] = []
         if "emd" in needs:
             lists += [sentences[t].words for t in unique]

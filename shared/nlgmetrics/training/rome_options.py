@@ -30,7 +30,7 @@ ALIGNMENTS = ("argmax", "thresholded")
 UNALIGNED = ("one", "cosine")
 WEIGHTS = ("tfidf", "content")
 ANTONYMS = ("off", "wordnet")
-TREES = ("lemma", "roles")
+TREES = ("lemma", "roles", "roles_copula")
 VECTORS = ("contextual", "static")
 
 

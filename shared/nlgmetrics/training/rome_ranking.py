@@ -51,6 +51,15 @@ def ranking_by_kind(pos: np.ndarray, neg: np.ndarray, triples: Sequence[Any]) ->
     return {k: round(float(np.mean(v)), 4) for k, v in sorted(out.items())}
 
 
+def discordant(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
+    """Items right by ``a`` only and by ``b`` only, and the exact two-sided McNemar p-value."""
+    from scipy.stats import binomtest
+
+    only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
+    p = binomtest(only_a, only_a + only_b, 0.5).pvalue if only_a + only_b else 1.0
+    return {"only_this": only_a, "only_classification": only_b, "mcnemar_p": round(float(p), 4)}
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cache", type=Path, default=None, help="an .npz of computed features (reused when present)")
@@ -72,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     n, m = len(pairs["train"]), len(triples["train"])
     y = np.array([r[3] for r in pairs["train"]], dtype=np.float32)
     results: list[dict[str, Any]] = []
+    right: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # per objective: held-out pairs, triples right
+    y_test = np.array([r[3] for r in pairs["test"]])
     for name, (w_class, w_rank) in OBJECTIVES.items():
         net = train_network(cached["pairs"][:n], y, SEED, ranked=(cached["pos"][:m], cached["neg"][:m]),
                             rank_weight=w_rank, class_weight=w_class)
@@ -81,6 +92,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         acc = accuracy_by_kind(prob["pairs"][n:], pairs["test"])
         rank = ranking_by_kind(prob["pos"][m:], prob["neg"][m:], triples["test"])
         rank_train = ranking_by_kind(prob["pos"][:m], prob["neg"][:m], triples["train"])
+        right[name] = ((prob["pairs"][n:] > 0.5) == (y_test == 1), prob["pos"][m:] > prob["neg"][m:])
         results.append({"objective": name, "weights": {"classification": w_class, "ranking": w_rank},
                         "held_out_accuracy": acc, "held_out_ranking": rank, "train_ranking": rank_train["all"],
                         "criterion": round((acc["all"] + rank["all"]) / 2, 4)})
@@ -88,8 +100,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
               f"(role reversal {rank.get('role_reversal', float('nan')):.4f}, antonym "
               f"{rank.get('antonym', float('nan')):.4f}, entity swap {rank.get('entity_swap', float('nan')):.4f}) "
               f"criterion {results[-1]['criterion']:.4f}", flush=True)
+    for r in results:  # paired comparison with the shipped objective: exact McNemar tests
+        r["vs_classification"] = {part: discordant(right[r["objective"]][k], right["classification"][k])
+                                  for k, part in enumerate(("held_out_pairs", "held_out_triples"))}
     best = max(results, key=lambda r: r["criterion"])
-    print("best:", best["objective"])
+    print("best:", best["objective"], json.dumps(best["vs_classification"]))
     kinds = {k: sum(t[4] == k for t in triples["train"]) for k in sorted({t[4] for t in triples["train"]})}
     payload = {"results": results, "best": best["objective"], "train_triples_by_negative_kind": kinds,
                "train_pairs_by_kind": {k: sum(r[2] == k for r in pairs["train"])
