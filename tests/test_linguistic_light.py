@@ -42,3 +42,47 @@ def test_the_parse_cache_is_bounded_by_entries_and_bytes():
     small = Analyzer("spacy", light=True, cache_bytes=3 * parsed_size(out[0]))
     small.analyze(texts)
     assert len(small._cache) <= 3 and small._cache.nbytes <= 3 * parsed_size(out[0])
+
+
+# texts that reach the attribute ruler's word-specific rules (contractions, "gonna", "y'all",
+# "nothin'", copulas and auxiliaries, "that"/"if" as SCONJ), whitespace, emoji and other scripts
+RULER_TEXTS = TEXTS + [
+    "Y'all ain't seen nothin' yet, and I ain't gonna wait.", "I'm sure you're right; we've got ta go, let's go!",
+    "He's been there. She'd have known. They'll say it's fine, isn't it?", "It is what it is, ain't it",
+    "Nuthin' AIN'T NT y' all", "Because she left, he stayed; although tired, he said that it was done.",
+    "  two  spaces\tand a tab\nand a newline ", "Das ist gut. 東京は大きい。 Москва — столица. 😀🎉 #happy @user",
+    "Do you have it? I do. Did he? Has she had enough? I have to be there by 5pm.",
+    "The 3rd of May, 2021: costs $5.99 (approx.) -- e.g. U.S.A. vs. U.K.", "whilst coz tho til w/out albeit"]
+
+
+def test_fast_attribute_rules_match_spacys_ruler_token_for_token():
+    """The light pipeline runs the attribute ruler's rules by lookup (core.attribute_rules);
+    spaCy's own ruler and lemmatiser on the same texts give identical tags, POS, lemmas and
+    morphology."""
+    import spacy
+
+    from nlgmetrics.core.attribute_rules import FastAttributeRuler
+    from nlgmetrics.core.linguistic import _SpacyBackend
+
+    fast = _SpacyBackend(light=True)
+    assert isinstance(fast._after[0], FastAttributeRuler)  # the lookup is in use
+    reference = spacy.load(fast.name.split(":", 1)[1], exclude=["ner", "parser", "senter"])
+    assert "attribute_ruler" in reference.pipe_names and not reference.disabled
+    texts = RULER_TEXTS + [t.upper() for t in RULER_TEXTS]
+    fields = ("text", "tag_", "pos_", "lemma_", "dep_")
+    for ours, theirs in zip(fast._docs(texts, 8), reference.pipe(texts)):
+        assert [tuple(getattr(t, f) for f in fields) + (str(t.morph),) for t in ours] == \
+               [tuple(getattr(t, f) for f in fields) + (str(t.morph),) for t in theirs]
+
+
+def test_fast_attribute_rules_refuse_what_they_cannot_express():
+    import pytest
+
+    from nlgmetrics.core.attribute_rules import FastAttributeRuler
+
+    with pytest.raises(ValueError, match="unsupported"):
+        FastAttributeRuler([{"patterns": [[{"LOWER": "a", "OP": "?"}]], "attrs": {"POS": "DET"}}])
+    with pytest.raises(ValueError, match="unsupported"):
+        FastAttributeRuler([{"patterns": [[{"LENGTH": {">=": 3}}]], "attrs": {"POS": "X"}}])
+    with pytest.raises(ValueError, match="sets"):
+        FastAttributeRuler([{"patterns": [[{"TAG": "NN"}]], "attrs": {"ENT_TYPE": "X"}}])

