@@ -12,7 +12,7 @@ The semantics are spaCy's: every rule whose pattern matches sets its attributes 
 at its index, in the order the rules were added (a later rule overrides an earlier one). A
 pattern that uses anything else than plain values or ``IN``/``NOT_IN``/``REGEX`` predicates on
 the attributes in :data:`GETTERS` (e.g. quantifiers) is refused with ``ValueError``, and the
-caller keeps spaCy's own ruler. ``tests/test_linguistic.py`` checks the output against
+caller keeps spaCy's own ruler. ``tests/test_linguistic_light.py`` checks the output against
 spaCy's ruler token by token.
 """
 from __future__ import annotations

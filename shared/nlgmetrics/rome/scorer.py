@@ -82,9 +82,10 @@ class RoMeConfig(MetricConfig):
     delta_ted: float = option(DELTA_TED, "F_TED node equality: two words match when their cosine is at "
                               "least this", low=-1.0, high=1.0, short="dted")
     gamma: float = option(GAMMA, "soft position penalty constant of F_EMD", low=0.0, high=100.0, short="gamma")
-    alignment: str = option("argmax", "F_EMD hard alignment: argmax (the specification; the default, chosen with "
-                            "the other F_EMD and F_TED options on training pairs by training/rome_options.py) or "
-                            "thresholded (best free word above delta_emd)", choices=ALIGNMENT_RULES, short="align")
+    alignment: str = option("argmax", "F_EMD hard alignment: argmax (the specification; the default: within 0.001 "
+                            "of thresholded on training pairs in training/rome_options.py, a tie kept for the "
+                            "specification) or thresholded (best free word above delta_emd)",
+                            choices=ALIGNMENT_RULES, short="align")
     emd_unaligned: str = option("cosine", "F_EMD cost of a word pair outside the hard alignment: one (the "
                                 "specification) or cosine (1 - cos clipped to [0, 1]: unaligned words still "
                                 "transport at their semantic distance; the default, chosen by "
