@@ -202,8 +202,10 @@ def antonym_mask(hyp_words: Sequence[str], ref_words: Sequence[str]) -> np.ndarr
     >>> antonym_mask(["a", "small", "garden"], ["a", "large", "garden"]).astype(int).tolist()
     [[0, 0, 0], [0, 1, 0], [0, 0, 0]]
     """
-    return np.array([[h != r and (r in wordnet_antonyms(h) or h in wordnet_antonyms(r)) for r in ref_words]
-                     for h in hyp_words], dtype=bool).reshape(len(hyp_words), len(ref_words))
+    hyp_sets = [wordnet_antonyms(h) for h in hyp_words]  # one lookup per word, not per pair
+    ref_sets = [wordnet_antonyms(r) for r in ref_words]
+    return np.array([[h != r and (r in hs or h in rs) for r, rs in zip(ref_words, ref_sets)]
+                     for h, hs in zip(hyp_words, hyp_sets)], dtype=bool).reshape(len(hyp_words), len(ref_words))
 
 
 def emd_similarity(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: np.ndarray,
@@ -215,8 +217,8 @@ def emd_similarity(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs:
     """F_EMD = 1 - EMD and the hard alignment; 0 when either side has no words. ``unaligned``:
     see :func:`transport_distance`; ``weights``: ``tfidf`` (:func:`tfidf_weights`) or
     ``content`` (:func:`content_weights`, function words weighted ``function_weight``).
-    ``*_opaque`` mark words compared by their text
-    (see :func:`word_cosines`). ``antonyms="wordnet"``: a pair of antonyms (:func:`antonym_mask`)
+    ``*_opaque`` mark words compared by their text (see :func:`word_cosines`).
+    ``antonyms="wordnet"``: a pair of antonyms (:func:`antonym_mask`)
     gets cosine 0, so it is never aligned and costs 1 ("small" for "large" counts as a wrong
     word, not as a near synonym); ``off`` (the specification) leaves the encoder's cosine."""
     check_choice("F_EMD weights", weights, EMD_WEIGHTINGS)
