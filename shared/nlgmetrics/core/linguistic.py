@@ -101,15 +101,18 @@ class _SpacyBackend:
         from .attribute_rules import FastAttributeRuler
 
         names = list(self.nlp.pipe_names)
-        if "attribute_ruler" not in names or names[names.index("attribute_ruler") + 1:] not in ([], ["lemmatizer"]):
+        if "attribute_ruler" not in names:
+            return
+        moved = names[names.index("attribute_ruler"):]  # the ruler and what runs after it
+        if moved[1:] not in ([], ["lemmatizer"]):
             return
         ruler: Any = self.nlp.get_pipe("attribute_ruler")
         try:
             fast = FastAttributeRuler(ruler.patterns)
         except ValueError:
             return
-        self._after = [fast] + [self.nlp.get_pipe(n) for n in names[names.index("attribute_ruler") + 1:]]
-        for n in names[names.index("attribute_ruler"):]:
+        self._after = [fast] + [self.nlp.get_pipe(n) for n in moved[1:]]
+        for n in moved:
             self.nlp.disable_pipe(n)
 
     def _docs(self, texts: Sequence[str], batch_size: int) -> Any:

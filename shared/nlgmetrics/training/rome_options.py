@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..rome import RoMe, emd_similarity
+from ..rome import RoMe, RoMeConfig, emd_similarity
 from .rome_scorer import accuracy_by_kind, make_pairs, train_network
 
 ALIGNMENTS = ("argmax", "thresholded")
@@ -38,41 +38,40 @@ def _texts(rows: Sequence[Any]) -> tuple:
     return [r[1] for r in rows], [r[0] for r in rows]
 
 
+def word_vectors(hyps: Sequence[str], refs: Sequence[str]) -> dict[str, Any]:
+    """Per text, the lite encoder's words and word vectors, from one pass (F_EMD's options do
+    not change them)."""
+    scorer = RoMe(profile="lite", component="emd", device="cpu", quiet=True)
+    return scorer._analyse(list(hyps) + list(refs), {"emd"})
+
+
+def emd_column(sent: dict[str, Any], hyps: Sequence[str], refs: Sequence[str], **options: Any) -> np.ndarray:
+    """F_EMD of each (hypothesis, reference) pair under ``options`` of :func:`emd_similarity`."""
+    return np.array([emd_similarity(sent[h].words, sent[r].words, sent[h].vectors, sent[r].vectors,
+                                    hyp_opaque=sent[h].opaque, ref_opaque=sent[r].opaque, **options)[0]
+                     for h, r in zip(hyps, refs)])
+
+
 def emd_variants(hyps: Sequence[str], refs: Sequence[str]) -> dict[str, np.ndarray]:
     """F_EMD of every (alignment, emd_unaligned, emd_weights, emd_antonyms) combination, keyed
-    ``emd_<alignment>_<unaligned>_<weights>_<antonyms>``, from one pass of the encoder (the word vectors do
-    not depend on these options)."""
-    scorer = RoMe(profile="lite", component="emd", device="cpu", quiet=True)
-    sent = scorer._analyse(list(hyps) + list(refs), {"emd"})
-    out = {}
-    for alignment, unaligned, weights, antonyms in itertools.product(ALIGNMENTS, UNALIGNED, WEIGHTS, ANTONYMS):
-        values = []
-        for h, r in zip(hyps, refs):
-            sh, sr = sent[h], sent[r]
-            values.append(emd_similarity(sh.words, sr.words, sh.vectors, sr.vectors, alignment=alignment,  # type: ignore[arg-type]
-                                         unaligned=unaligned, weights=weights, antonyms=antonyms,
-                                         hyp_opaque=sh.opaque,
-                                         ref_opaque=sr.opaque)[0])
-        out[f"emd_{alignment}_{unaligned}_{weights}_{antonyms}"] = np.array(values)
-    return out
+    ``emd_<alignment>_<unaligned>_<weights>_<antonyms>``, from one pass of the encoder."""
+    sent = word_vectors(hyps, refs)
+    return {f"emd_{a}_{u}_{w}_{n}": emd_column(sent, hyps, refs, alignment=a, unaligned=u, weights=w, antonyms=n)
+            for a, u, w, n in itertools.product(ALIGNMENTS, UNALIGNED, WEIGHTS, ANTONYMS)}
 
 
 def function_weight_sweep(weights: Sequence[float], cached: dict[str, np.ndarray], pairs: dict,
                           hyps: Sequence[str], refs: Sequence[str]) -> list[dict[str, Any]]:
     """The default options with F_EMD's function-word weight set to each of ``weights``: the
     network fitted on the training pairs, measured on the held-out ones."""
-    scorer = RoMe(profile="lite", component="emd", device="cpu", quiet=True)
-    cfg = scorer.config
-    sent = scorer._analyse(list(hyps) + list(refs), {"emd"})
+    cfg = RoMeConfig(profile="lite")
+    sent = word_vectors(hyps, refs)
     n_train = len(pairs["train"])
     y = np.array([r[3] for r in pairs["train"] + pairs["test"]], dtype=np.float32)
     out = []
     for weight in weights:
-        emd = np.array([emd_similarity(sent[h].words, sent[r].words, sent[h].vectors, sent[r].vectors,  # type: ignore[arg-type]
-                                       alignment=cfg.alignment, unaligned=cfg.emd_unaligned, weights="content",
-                                       antonyms=cfg.emd_antonyms, function_weight=weight,
-                                       hyp_opaque=sent[h].opaque, ref_opaque=sent[r].opaque)[0]
-                        for h, r in zip(hyps, refs)])
+        emd = emd_column(sent, hyps, refs, alignment=cfg.alignment, unaligned=cfg.emd_unaligned, weights="content",
+                         antonyms=cfg.emd_antonyms, function_weight=weight)
         x = np.column_stack([cached["grammar"], cached[f"ted_{cfg.ted_tree}_{cfg.ted_vectors}"], emd])
         out.append({"function_weight": weight, **fit_and_measure(x, y, n_train, pairs["test"])})
         print(f"function_weight={weight:g} held-out accuracy {out[-1]['accuracy']['all']:.4f} paraphrase>reversal "
