@@ -25,6 +25,7 @@ from nlgmetrics.rome import (
     ({"emd_unaligned": "zero"}, "emd_unaligned"),
     ({"emd_weights": "idf"}, "emd_weights"),
     ({"emd_antonyms": "yes"}, "emd_antonyms"),
+    ({"emd_names": "spacy"}, "emd_names"),
     ({"parser": "spacy"}, "renamed to 'linguistic_backend'"),
     ({"ted_normalisation": "sum"}, "renamed to 'ted_normalization'"),
 ])

@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from nlgmetrics.core.lexical import wordnet_antonyms
+from nlgmetrics.core.lexical import wordnet_antonyms, wordnet_common_word, wordnet_related_forms
 from nlgmetrics.core.tree_edit import tree_edit_distance
 from nlgmetrics.core.trees import Tree
 from nlgmetrics.rome import (
@@ -21,6 +21,8 @@ from nlgmetrics.rome import (
     earth_movers_distance,
     emd_similarity,
     hard_alignment,
+    name_flags,
+    name_mask,
     preprocess,
     relative_position_gap,
     ted_se,
@@ -121,6 +123,62 @@ def test_emd_antonyms_hand_computed():
     assert antonym_mask([], ["a"]).shape == (0, 1)
     with pytest.raises(ValueError, match="antonym"):
         emd_similarity(words_h, words_r, hyp, ref, antonyms="lexicon")
+
+
+def test_emd_names_hand_computed():
+    # "Paris garden" vs "London garden" with the vectors of the antonym case above: Paris-London
+    # cos 0.8. Off: aligned at cost 0.2, F_EMD 0.9. capitalised: both are names and differ, so
+    # cosine 0, not aligned, cost 1 for Paris's half of the mass: F_EMD 0.5.
+    hyp = np.array([[0.8, 0.6, 0.0], [0.0, 0.0, 1.0]])
+    ref = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    text_h, text_r = "Visit the Paris garden.", "Visit the London garden."
+    words_h, words_r = preprocess(text_h)[2:], preprocess(text_r)[2:]
+    names_h, names_r = name_flags(text_h)[2:], name_flags(text_r)[2:]
+    assert (words_h, names_h, names_r) == (["paris", "garden"], [True, False], [True, False])
+    options = {"unaligned": "cosine", "weights": "content", "hyp_names": names_h, "ref_names": names_r}
+    assert emd_similarity(words_h, words_r, hyp, ref, **options) == (pytest.approx(0.9), [(0, 0), (1, 1)])
+    assert emd_similarity(words_h, words_r, hyp, ref, names="capitalised", **options) == (
+        pytest.approx(0.5), [(1, 1)])
+    # the same name (any case) and a name against a common word are left to the encoder
+    assert name_mask(["paris", "paris", "city"], ["paris", "london"], [True, True, False], [True, True]).tolist() == [
+        [False, True], [False, True], [False, False]]
+    # two forms of one name by WordNet (a demonym and its place) are not two names
+    assert name_mask(["japanese", "swedish"], ["japan", "norway"], [True, True], [True, True]).tolist() == [
+        [False, True], [True, True]]
+    with pytest.raises(ValueError, match="name flags"):
+        emd_similarity(words_h, words_r, hyp, ref, names="capitalised")
+    with pytest.raises(ValueError, match="name rule"):
+        emd_similarity(words_h, words_r, hyp, ref, names="ner", **options)
+
+
+@pytest.mark.parametrize("text, flags", [
+    ("Paris is the capital of France.", [True, False, False, False, False, True]),
+    # a common word starting a sentence is no name; a name is one there too
+    ("Cats sleep. Berlin sleeps! London never does", [False, False, False, False, True, False, False]),
+    ("The Eagle serves Italian food near Café Rouge", [False, True, False, True, False, False, True, True]),
+    ("the BBC and CNN reported it", [False, True, False, True, False, False]),
+    # casing that says nothing: ALL CAPS, Title Case; no case at all; function words
+    ("THE FOOD AT THE EAGLE IS GREAT", [False] * 7),
+    ("Man Bites Dog In Park", [False] * 5),
+    ("東京は日本の首都です", [False]),
+    ("I think It is fine", [False, False, False, False, False]),
+    ("", []),
+    ("Paris 🗼 is lovely", [True, False, False, False]),
+])
+def test_name_flags(text, flags):
+    assert name_flags(text) == flags
+    assert len(name_flags(text)) == len(preprocess(text))
+
+
+def test_wordnet_common_word():
+    assert wordnet_common_word("cats") and wordnet_common_word("China") and wordnet_common_word("running")
+    assert not wordnet_common_word("Paris") and not wordnet_common_word("Zorblax") and not wordnet_common_word("東京")
+
+
+def test_wordnet_related_forms():
+    assert "japan" in wordnet_related_forms("Japanese") and "netherlands" in wordnet_related_forms("dutch")
+    assert {"great", "britain"} <= wordnet_related_forms("british")
+    assert "norway" not in wordnet_related_forms("swedish") and wordnet_related_forms("東京") == frozenset()
 
 
 def test_wordnet_antonyms_direct_and_indirect():

@@ -12,7 +12,7 @@ import numpy as np
 from nlgmetrics import space as ui
 from nlgmetrics.core.embeddings import normalize_rows
 from nlgmetrics.examples import example
-from nlgmetrics.rome import RoMe, antonym_mask, preprocess, relative_position_gap
+from nlgmetrics.rome import RoMe, antonym_mask, name_flags, name_mask, preprocess, relative_position_gap
 
 _DEMO = example("rome").inputs
 EXAMPLES = [
@@ -58,14 +58,20 @@ def alignment_heatmap(scorer: RoMe, hypothesis: str, reference: str, pairs: List
     hyp_vecs, ref_vecs = scorer.encoder.word_vectors([hyp_words, ref_words])
     cosine = normalize_rows(hyp_vecs) @ normalize_rows(ref_vecs).T
     factor = 1.0 - relative_position_gap(len(hyp_words), len(ref_words))
-    antonyms = (antonym_mask(hyp_words, ref_words) if scorer.config.emd_antonyms == "wordnet"
-                else np.zeros(cosine.shape, dtype=bool))
-    score = np.where(antonyms, 0.0, cosine * factor)  # an antonym pair's cosine counts as 0
+    none = np.zeros(cosine.shape, dtype=bool)
+    antonyms = antonym_mask(hyp_words, ref_words) if scorer.config.emd_antonyms == "wordnet" else none
+    names = (name_mask(hyp_words, ref_words, name_flags(hypothesis)[:limit], name_flags(reference)[:limit])
+             if scorer.config.emd_names != "off" else none)
+    score = np.where(antonyms | names, 0.0, cosine * factor)  # as F_EMD: these pairs' cosine counts as 0
     cap = ui.MAX_HEATMAP
     shown = np.asarray(score)[:cap, :cap]
-    titles = [[(f"WordNet antonyms: cosine taken as 0 (the encoder's: {cosine[i, j]:.2f})" if antonyms[i, j] else
+
+    def title(i: int, j: int) -> str:
+        why = "WordNet antonyms" if antonyms[i, j] else "two different names" if names[i, j] else ""
+        return (f"{why}: cosine taken as 0 (the encoder's: {cosine[i, j]:.2f})" if why else
                 f"cosine {cosine[i, j]:.2f}, position factor {factor[i, j]:.2f}")
-               for j in range(shown.shape[1])] for i in range(shown.shape[0])]
+
+    titles = [[title(i, j) for j in range(shown.shape[1])] for i in range(shown.shape[0])]
     table = ui.heatmap(hyp_words[:cap], ref_words[:cap], shown.tolist(), lo=0.0, hi=1.0, role="alignment",
                        marked=[(p[0], p[1]) for p in pairs if p[0] < cap and p[1] < cap], titles=titles)
     cut = ui.note(f"Only the first {cap} words of each side are drawn; all are scored.") \
@@ -73,7 +79,7 @@ def alignment_heatmap(scorer: RoMe, hypothesis: str, reference: str, pairs: List
     return table + cut
 
 
-def transport_note(emd_unaligned: str, emd_antonyms: str = "off") -> str:
+def transport_note(emd_unaligned: str, emd_antonyms: str = "off", emd_names: str = "off") -> str:
     """What the framed and unframed cells cost in F_EMD's transport, for the scorer's settings."""
     if emd_unaligned == "cosine":
         note = ("In F_EMD's transport a framed pair costs 1 − cosine × its soft position penalty, "
@@ -82,6 +88,9 @@ def transport_note(emd_unaligned: str, emd_antonyms: str = "off") -> str:
         note = "In F_EMD's transport only the framed pairs cost less than 1 (emd_unaligned = one)."
     if emd_antonyms == "wordnet":
         note += " WordNet antonyms (small/large) count as cosine 0: never framed, cost 1 (emd_antonyms = wordnet)."
+    if emd_names != "off":
+        note += (" Two different capitalised names (Paris/London) count as cosine 0: never framed, cost 1 "
+                 f"(emd_names = {emd_names}).")
     return note
 
 
@@ -103,7 +112,8 @@ def explain(scorer: RoMe, result: Any, inputs: Dict[str, Any]) -> List[str]:
             f"cos × (1 − |i/m − j/n|) by which each hypothesis word picks its partner (hover for the plain cosine). "
             f"Framed: the {len(pairs)} kept pairs — a row's best score, kept when its cosine exceeds δ = {delta:g} "
             f"and the reference word is still free. " + transport_note(scorer.config.emd_unaligned,
-                                                                       scorer.config.emd_antonyms))
+                                                                       scorer.config.emd_antonyms,
+                                                                       scorer.config.emd_names))
         body = ui.flex_row([components, caption + alignment_heatmap(scorer, hyp, ref, pairs)])
         blocks.append(ui.section(f"Segment {i + 1}: {ui.shorten(hyp, 70)}", body))
     return [ui.legend(LEGEND) + "".join(blocks)]

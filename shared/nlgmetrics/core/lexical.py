@@ -71,6 +71,8 @@ def _stemmer() -> Any:
 STEMS: LRUCache[str, str] = LRUCache(max_entries=50_000, max_bytes=16 * 2**20)
 ANTONYMS: LRUCache[str, frozenset] = LRUCache(max_entries=20_000, max_bytes=32 * 2**20)
 SYNONYMS: LRUCache[str, frozenset] = LRUCache(max_entries=20_000, max_bytes=32 * 2**20)
+COMMON: LRUCache[str, bool] = LRUCache(max_entries=50_000, max_bytes=8 * 2**20)
+RELATED: LRUCache[str, frozenset] = LRUCache(max_entries=20_000, max_bytes=16 * 2**20)
 
 
 def _stem(word: str) -> str:
@@ -114,6 +116,46 @@ def wordnet_antonyms(word: str) -> frozenset:
                         for near in [antonym.synset()] + antonym.synset().similar_tos():
                             names.update(n.name().lower().replace("_", " ") for n in near.lemmas())
         found = ANTONYMS[word] = frozenset(names - {word})
+    return found
+
+
+def wordnet_common_word(word: str) -> bool:
+    """True when WordNet lists ``word`` (or its base form by morphy) as a lowercase lemma: a
+    common word ("cats", "china" the porcelain), not only a proper name ("paris", "monday").
+    Case-insensitive.
+
+    >>> wordnet_common_word("Cats"), wordnet_common_word("China"), wordnet_common_word("Paris")
+    (True, True, False)
+    """
+    word = word.lower()
+    found = COMMON.get(word)
+    if found is None:
+        from .resources import wordnet
+
+        wn = wordnet()
+        forms = {word, wn.morphy(word) or word}
+        found = COMMON[word] = any(lemma.name() in forms for form in forms for synset in wn.synsets(form)
+                                   for lemma in synset.lemmas())
+    return found
+
+
+def wordnet_related_forms(word: str) -> frozenset:
+    """Lowercase words WordNet relates to ``word`` by form: the pertainyms and derivationally
+    related forms of its lemmas (each word of a multi-word lemma), so a demonym finds its
+    place ("japanese" -> "japan", "british" -> "great", "britain"). Case-insensitive.
+
+    >>> sorted(wordnet_related_forms("Spanish")), "france" in wordnet_related_forms("french")
+    (['spain'], True)
+    """
+    word = word.lower()
+    found = RELATED.get(word)
+    if found is None:
+        from .resources import wordnet
+
+        names = {other.name().lower() for synset in wordnet().synsets(word) for lemma in synset.lemmas()
+                 if lemma.name().lower() == word
+                 for other in lemma.pertainyms() + lemma.derivationally_related_forms()}
+        found = RELATED[word] = frozenset(part for name in names for part in name.split("_")) - {word}
     return found
 
 

@@ -11,6 +11,7 @@ from .features import (
                        FUNCTION_WORD_WEIGHT,
                        FUNCTION_WORDS,
                        GAMMA,
+                       NAME_RULES,
                        ROOT_LABEL,
                        TED_NORMALIZATIONS,
                        UNALIGNED_COSTS,
@@ -21,6 +22,8 @@ from .features import (
                        earth_movers_distance,
                        emd_similarity,
                        hard_alignment,
+                       name_flags,
+                       name_mask,
                        preprocess,
                        relative_position_gap,
                        ted_se,
@@ -33,8 +36,8 @@ from .network import FEATURE_ORDER, ScorerNetwork
 from .scorer import COMPONENTS, FIT, PROFILES, RoMe, RoMeConfig
 
 __all__ = ["ALIGNMENT_RULES", "ANTONYM_RULES", "COMPONENTS", "CoLAClassifier", "DELTA_EMD", "DELTA_TED", "DependencyTree",
-           "EMD_WEIGHTINGS", "FEATURE_ORDER", "FIT", "FUNCTION_WORDS", "FUNCTION_WORD_WEIGHT", "GAMMA",
+           "EMD_WEIGHTINGS", "FEATURE_ORDER", "FIT", "FUNCTION_WORDS", "FUNCTION_WORD_WEIGHT", "GAMMA", "NAME_RULES",
            "PROFILES", "ROOT_LABEL", "RoMe", "RoMeConfig", "ScorerNetwork", "TED_NORMALIZATIONS",
            "TunedGrammarHead", "UNALIGNED_COSTS", "antonym_mask", "content_weights", "dependency_tree",
-           "earth_movers_distance", "emd_similarity", "hard_alignment", "preprocess", "relative_position_gap",
+           "earth_movers_distance", "emd_similarity", "hard_alignment", "name_flags", "name_mask", "preprocess", "relative_position_gap",
            "ted_se", "tfidf_weights", "transport_distance", "word_cosines"]

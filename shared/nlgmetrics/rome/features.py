@@ -33,7 +33,7 @@ import numpy as np
 
 from ..core.base import check_choice
 from ..core.embeddings import normalize_rows
-from ..core.lexical import wordnet_antonyms
+from ..core.lexical import wordnet_antonyms, wordnet_common_word, wordnet_related_forms
 from ..core.linguistic import Parsed
 from ..core.tree_edit import tree_edit_distance
 from ..core.trees import Tree
@@ -51,6 +51,10 @@ UNALIGNED_COSTS = ("one", "cosine")
 EMD_WEIGHTINGS = ("tfidf", "content")
 #: how F_EMD treats a hypothesis word and a reference word that are antonyms
 ANTONYM_RULES = ("off", "wordnet")
+#: how F_EMD treats a hypothesis word and a reference word that are two different proper names
+NAME_RULES = ("off", "capitalised")
+#: characters that end a sentence (the next word's capital letter is then no sign of a name)
+SENTENCE_ENDS = frozenset(".!?\u2026\u3002\uff01\uff1f")
 #: relative weight of a function word under ``weights="content"`` (content words weigh 1)
 FUNCTION_WORD_WEIGHT = 0.2
 #: closed-class English words (articles and determiners, pronouns, auxiliaries and copulas,
@@ -76,6 +80,53 @@ def preprocess(text: str) -> list[str]:
     Symbols such as emoji are kept; a text of only punctuation gives no words."""
     chars = [" " if unicodedata.category(c).startswith("P") else c for c in text.lower()]
     return "".join(chars).split()
+
+
+def name_flags(text: str) -> list[bool]:
+    """One flag per word of :func:`preprocess` (the same split of the original-case text):
+    True for a proper name by its capital letter.
+
+    A word is a name when it starts with an upper-case letter, is not a function word
+    (:data:`FUNCTION_WORDS`) and, when it starts a sentence (first word, or first after . ! ?),
+    WordNet knows no common word of that form (:func:`wordnet_common_word`: "Paris" is a name
+    there, "Cats" and "China" are not). A text whose capitals carry no information has no names:
+    mostly ALL-CAPS words (three or more cased words, more than half upper case) or Title Case
+    (three or more words inside sentences that are not function words, all capitalised).
+    Scripts without case have no names.
+
+    >>> name_flags("Paris is the capital of France.")
+    [True, False, False, False, False, True]
+    >>> name_flags("Cats sleep. The Eagle serves Italian food")
+    [False, False, False, True, False, True, False]
+    >>> name_flags("MAN BITES DOG IN PARK"), name_flags("Man Bites Dog In Park")
+    ([False, False, False, False, False], [False, False, False, False, False])
+    """
+    words: list[str] = []
+    starts: list[bool] = []
+    current: list[str] = []
+    sentence_start = True
+    for c in text + " ":
+        if c.isspace() or unicodedata.category(c).startswith("P"):
+            if current:
+                words.append("".join(current))
+                current = []
+                sentence_start = False
+            if c in SENTENCE_ENDS:
+                sentence_start = True
+        else:
+            if not current:
+                starts.append(sentence_start)
+            current.append(c)
+    if len(words) != len(preprocess(text)):  # lower-casing changed the split: no names
+        return [False] * len(preprocess(text))
+    cased = [w for w in words if w.lower() != w.upper()]
+    inner = [w for w, s in zip(words, starts) if not s and w.lower() not in FUNCTION_WORDS and w in cased]
+    shouting = len(cased) >= 3 and sum(len(w) > 1 and w.isupper() for w in cased) > len(cased) / 2
+    title = len(inner) >= 3 and all(w[0].isupper() for w in inner)
+    if shouting or title:
+        return [False] * len(words)
+    return [w[0].isupper() and w.lower() not in FUNCTION_WORDS and not (s and wordnet_common_word(w))
+            for w, s in zip(words, starts)]
 
 
 def clip_words(text: str, max_words: int) -> tuple[str, bool]:
@@ -208,26 +259,53 @@ def antonym_mask(hyp_words: Sequence[str], ref_words: Sequence[str]) -> np.ndarr
                      for h, hs in zip(hyp_words, hyp_sets)], dtype=bool).reshape(len(hyp_words), len(ref_words))
 
 
+def name_mask(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_names: Sequence[bool],
+              ref_names: Sequence[bool]) -> np.ndarray:
+    """True where a hypothesis word and a reference word are both names (:func:`name_flags`),
+    differ, and are not forms of one name by WordNet (:func:`wordnet_related_forms`: "japanese"
+    and "japan" are one place).
+
+    >>> name_mask(["paris", "is", "japanese"], ["london", "is", "japan"], [True, False, True],
+    ...           [True, False, True]).astype(int).tolist()
+    [[1, 0, 1], [0, 0, 0], [1, 0, 0]]
+    """
+    hyp_forms = [wordnet_related_forms(h) if n else frozenset() for h, n in zip(hyp_words, hyp_names)]
+    ref_forms = [wordnet_related_forms(r) if n else frozenset() for r, n in zip(ref_words, ref_names)]
+    return np.array([[hn and rn and h != r and r not in hf and h not in rf
+                      for r, rn, rf in zip(ref_words, ref_names, ref_forms)]
+                     for h, hn, hf in zip(hyp_words, hyp_names, hyp_forms)],
+                    dtype=bool).reshape(len(hyp_words), len(ref_words))
+
+
 def emd_similarity(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: np.ndarray,
                    ref_vecs: np.ndarray, *, delta: float = DELTA_EMD, gamma: float = GAMMA,
                    alignment: str = "argmax", unaligned: str = "one", weights: str = "tfidf",
-                   antonyms: str = "off", function_weight: float = FUNCTION_WORD_WEIGHT,
-                   hyp_opaque: Sequence[bool] | None = None,
-                   ref_opaque: Sequence[bool] | None = None) -> tuple[float, list[tuple[int, int]]]:
+                   antonyms: str = "off", names: str = "off", function_weight: float = FUNCTION_WORD_WEIGHT,
+                   hyp_opaque: Sequence[bool] | None = None, ref_opaque: Sequence[bool] | None = None,
+                   hyp_names: Sequence[bool] | None = None,
+                   ref_names: Sequence[bool] | None = None) -> tuple[float, list[tuple[int, int]]]:
     """F_EMD = 1 - EMD and the hard alignment; 0 when either side has no words. ``unaligned``:
     see :func:`transport_distance`; ``weights``: ``tfidf`` (:func:`tfidf_weights`) or
     ``content`` (:func:`content_weights`, function words weighted ``function_weight``).
     ``*_opaque`` mark words compared by their text (see :func:`word_cosines`).
     ``antonyms="wordnet"``: a pair of antonyms (:func:`antonym_mask`)
     gets cosine 0, so it is never aligned and costs 1 ("small" for "large" counts as a wrong
-    word, not as a near synonym); ``off`` (the specification) leaves the encoder's cosine."""
+    word, not as a near synonym); ``off`` (the specification) leaves the encoder's cosine.
+    ``names="capitalised"``: two different names (``*_names``, flags from :func:`name_flags`;
+    :func:`name_mask`) get cosine 0 too ("Paris" for "London" is a wrong entity, however close
+    the encoder puts them)."""
     check_choice("F_EMD weights", weights, EMD_WEIGHTINGS)
     check_choice("F_EMD antonym rule", antonyms, ANTONYM_RULES)
+    check_choice("F_EMD name rule", names, NAME_RULES)
+    if names != "off" and (hyp_names is None or ref_names is None):
+        raise ValueError(f"names={names!r} needs the name flags of both texts (hyp_names, ref_names)")
     if not len(hyp_words) or not len(ref_words):
         return 0.0, []
     cos = word_cosines(hyp_words, ref_words, hyp_vecs, ref_vecs, hyp_opaque, ref_opaque)
     if antonyms == "wordnet":
         cos = np.where(antonym_mask(hyp_words, ref_words), 0.0, cos)
+    if names != "off":
+        cos = np.where(name_mask(hyp_words, ref_words, hyp_names, ref_names), 0.0, cos)  # type: ignore[arg-type]
     pairs = hard_alignment(cos, delta, alignment)
     dist = transport_distance(cos, pairs, gamma, unaligned)
     if weights == "tfidf":

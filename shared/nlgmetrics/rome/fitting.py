@@ -26,7 +26,7 @@ FIT_TEST_PAIRS_PER_CLASS = 500
 #: bump when the pairs, the network or its training change
 FIT_VERSION = 1
 #: the options that change the features
-FEATURE_OPTIONS = ("delta_emd", "delta_ted", "gamma", "alignment", "emd_unaligned", "emd_weights", "emd_antonyms",
+FEATURE_OPTIONS = ("delta_emd", "delta_ted", "gamma", "alignment", "emd_unaligned", "emd_weights", "emd_antonyms", "emd_names",
                    "ted_normalization", "ted_tree", "ted_vectors", "max_words", "grammar_label", "dtype")
 
 

@@ -28,12 +28,14 @@ from .features import (
     EMD_WEIGHTINGS,
     FUNCTION_WORD_WEIGHT,
     GAMMA,
+    NAME_RULES,
     TED_NORMALIZATIONS,
     TREE_KINDS,
     UNALIGNED_COSTS,
     DependencyTree,
     dependency_tree,
     emd_similarity,
+    name_flags,
     preprocess,
     ted_se,
 )
@@ -98,6 +100,12 @@ class RoMeConfig(MetricConfig):
                                "cosine) or wordnet (an adjective and its WordNet antonym, direct or indirect, "
                                "get cosine 0: never aligned, transport cost 1; the default, chosen by "
                                "training/rome_options.py)", choices=ANTONYM_RULES, short="emdant")
+    emd_names: str = option("capitalised", "F_EMD and proper names: off (the specification: the encoder's "
+                            "cosine) or capitalised (two different capitalised words, not function words and not "
+                            "common words starting a sentence, get cosine 0: 'London' for 'Paris' is never "
+                            "aligned; English casing, no names in ALL-CAPS or Title Case texts; the default, "
+                            "chosen by training/rome_options.py)",
+                            choices=NAME_RULES, short="emdname")
     ted_normalization: str = option("max", "F_TED normalization: max (larger tree, clipped at 1) or sum "
                                     "(both sizes)", choices=TED_NORMALIZATIONS, short="tednorm")
     ted_tree: str = option("roles_copula", "F_TED trees: lemma (every word, the specification), roles (content "
@@ -139,6 +147,7 @@ class _Sentence:
     words: list[str]
     vectors: np.ndarray | None = None
     opaque: list[bool] | None = None
+    names: list[bool] | None = None
     tree: DependencyTree | None = None
     lemma_vectors: np.ndarray | None = None
     lemma_opaque: list[bool] | None = None
@@ -231,6 +240,9 @@ class RoMe(Scorer):
         max_words = self.config.max_words
         unique = list(dict.fromkeys(texts))
         sentences = {t: _Sentence(preprocess(t)[:max_words]) for t in unique}
+        if "emd" in needs and self.config.emd_names != "off":
+            for t in unique:
+                sentences[t].names = name_flags(t)[:max_words]
         if "ted" in needs:
             if self._analyzer is None:
                 raise ValueError(f"this scorer was built with component={self.config.component!r} and has no parser")
@@ -276,9 +288,9 @@ class RoMe(Scorer):
         emd, pairs = (emd_similarity(sh.words, sr.words, sh.vectors, sr.vectors,  # type: ignore[arg-type]
                                      delta=cfg.delta_emd,
                                      gamma=cfg.gamma, alignment=cfg.alignment, unaligned=cfg.emd_unaligned,
-                                     weights=cfg.emd_weights, antonyms=cfg.emd_antonyms,
-                                     hyp_opaque=sh.opaque,
-                                     ref_opaque=sr.opaque)
+                                     weights=cfg.emd_weights, antonyms=cfg.emd_antonyms, names=cfg.emd_names,
+                                     hyp_opaque=sh.opaque, ref_opaque=sr.opaque,
+                                     hyp_names=sh.names, ref_names=sr.names)
                       if "emd" in needs else (float("nan"), []))
         ted = (ted_se(sh.tree, sr.tree, sh.lemma_vectors, sr.lemma_vectors,  # type: ignore[arg-type]
                       delta=cfg.delta_ted, normalization=cfg.ted_normalization,

@@ -1,5 +1,5 @@
 """Choose RoMe-lite's departures from the specification by measurement on training data only:
-for each combination of ``alignment``, ``emd_unaligned``, ``emd_weights`` and ``emd_antonyms`` (F_EMD),
+for each combination of ``alignment``, ``emd_unaligned``, ``emd_weights``, ``emd_antonyms`` and ``emd_names`` (F_EMD),
 ``ted_tree`` and ``ted_vectors`` (F_TED), fit the monotone network on the self-supervised training pairs (:mod:`.rome_scorer`) and measure
 its accuracy on the held-out synthetic pairs (never on a benchmark).
 
@@ -30,6 +30,7 @@ ALIGNMENTS = ("argmax", "thresholded")
 UNALIGNED = ("one", "cosine")
 WEIGHTS = ("tfidf", "content")
 ANTONYMS = ("off", "wordnet")
+NAMES = ("off", "capitalised")
 TREES = ("lemma", "roles", "roles_copula")
 VECTORS = ("contextual", "static")
 
@@ -39,25 +40,33 @@ def _texts(rows: Sequence[Any]) -> tuple:
 
 
 def word_vectors(hyps: Sequence[str], refs: Sequence[str]) -> dict[str, Any]:
-    """Per text, the lite encoder's words and word vectors, from one pass (F_EMD's options do
-    not change them)."""
-    scorer = RoMe(profile="lite", component="emd", device="cpu", quiet=True)
+    """Per text, the lite encoder's words, word vectors and name flags, from one pass (F_EMD's
+    options do not change them)."""
+    scorer = RoMe(profile="lite", component="emd", emd_names="capitalised", device="cpu", quiet=True)
     return scorer._analyse(list(hyps) + list(refs), {"emd"})
 
 
 def emd_column(sent: dict[str, Any], hyps: Sequence[str], refs: Sequence[str], **options: Any) -> np.ndarray:
     """F_EMD of each (hypothesis, reference) pair under ``options`` of :func:`emd_similarity`."""
     return np.array([emd_similarity(sent[h].words, sent[r].words, sent[h].vectors, sent[r].vectors,
-                                    hyp_opaque=sent[h].opaque, ref_opaque=sent[r].opaque, **options)[0]
+                                    hyp_opaque=sent[h].opaque, ref_opaque=sent[r].opaque,
+                                    hyp_names=sent[h].names, ref_names=sent[r].names, **options)[0]
                      for h, r in zip(hyps, refs)])
 
 
 def emd_variants(hyps: Sequence[str], refs: Sequence[str]) -> dict[str, np.ndarray]:
-    """F_EMD of every (alignment, emd_unaligned, emd_weights, emd_antonyms) combination, keyed
-    ``emd_<alignment>_<unaligned>_<weights>_<antonyms>``, from one pass of the encoder."""
+    """F_EMD of every (alignment, emd_unaligned, emd_weights, emd_antonyms, emd_names)
+    combination, keyed ``emd_<alignment>_<unaligned>_<weights>_<antonyms>_<names>``, from one
+    pass of the encoder."""
     sent = word_vectors(hyps, refs)
-    return {f"emd_{a}_{u}_{w}_{n}": emd_column(sent, hyps, refs, alignment=a, unaligned=u, weights=w, antonyms=n)
-            for a, u, w, n in itertools.product(ALIGNMENTS, UNALIGNED, WEIGHTS, ANTONYMS)}
+    return {emd_key(*combo): emd_column(sent, hyps, refs, alignment=combo[0], unaligned=combo[1], weights=combo[2],
+                                        antonyms=combo[3], names=combo[4])
+            for combo in itertools.product(ALIGNMENTS, UNALIGNED, WEIGHTS, ANTONYMS, NAMES)}
+
+
+def emd_key(alignment: str, unaligned: str, weights: str, antonyms: str, names: str) -> str:
+    """The cache key of one F_EMD combination (the key before the name rule existed when it is off)."""
+    return f"emd_{alignment}_{unaligned}_{weights}_{antonyms}" + ("" if names == "off" else f"_{names}")
 
 
 def function_weight_sweep(weights: Sequence[float], cached: dict[str, np.ndarray], pairs: dict,
@@ -71,7 +80,7 @@ def function_weight_sweep(weights: Sequence[float], cached: dict[str, np.ndarray
     out = []
     for weight in weights:
         emd = emd_column(sent, hyps, refs, alignment=cfg.alignment, unaligned=cfg.emd_unaligned, weights="content",
-                         antonyms=cfg.emd_antonyms, function_weight=weight)
+                         antonyms=cfg.emd_antonyms, names=cfg.emd_names, function_weight=weight)
         x = np.column_stack([cached["grammar"], cached[f"ted_{cfg.ted_tree}_{cfg.ted_vectors}"], emd])
         out.append({"function_weight": weight, **fit_and_measure(x, y, n_train, pairs["test"])})
         print(f"function_weight={weight:g} held-out accuracy {out[-1]['accuracy']['all']:.4f} paraphrase>reversal "
@@ -121,8 +130,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if args.cache:
             np.savez(args.cache, **cached)  # type: ignore[arg-type]
 
-    if not all(f"emd_{a}_{u}_{w}_{n}" in cached
-               for a, u, w, n in itertools.product(ALIGNMENTS, UNALIGNED, WEIGHTS, ANTONYMS)):
+    if not all(emd_key(*combo) in cached for combo in itertools.product(ALIGNMENTS, UNALIGNED, WEIGHTS, ANTONYMS, NAMES)):
         cached.update(emd_variants(hyps, refs))
         save()
     for tree, vectors in itertools.product(TREES, VECTORS):
@@ -143,16 +151,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     n_train = len(pairs["train"])
     y = np.array([r[3] for r in rows], dtype=np.float32)
     results: list[dict[str, Any]] = []
-    for alignment, unaligned, weights, antonyms, tree, vectors in itertools.product(
-            ALIGNMENTS, UNALIGNED, WEIGHTS, ANTONYMS, TREES, VECTORS):
+    for alignment, unaligned, weights, antonyms, names, tree, vectors in itertools.product(
+            ALIGNMENTS, UNALIGNED, WEIGHTS, ANTONYMS, NAMES, TREES, VECTORS):
         x = np.column_stack([cached["grammar"], cached[f"ted_{tree}_{vectors}"],
-                             cached[f"emd_{alignment}_{unaligned}_{weights}_{antonyms}"]])
+                             cached[emd_key(alignment, unaligned, weights, antonyms, names)]])
         results.append({"alignment": alignment, "emd_unaligned": unaligned, "emd_weights": weights,
-                        "emd_antonyms": antonyms, "ted_tree": tree, "ted_vectors": vectors,
+                        "emd_antonyms": antonyms, "emd_names": names, "ted_tree": tree, "ted_vectors": vectors,
                         **fit_and_measure(x, y, n_train, pairs["test"])})
         acc, rank = results[-1]["accuracy"], results[-1]["paraphrase_over_reversal"]
         print(f"alignment={alignment:11s} emd_unaligned={unaligned:6s} emd_weights={weights:7s} "
-              f"emd_antonyms={antonyms:7s} "
+              f"emd_antonyms={antonyms:7s} emd_names={names:11s} "
               f"ted_tree={tree:5s} ted_vectors={vectors:10s} held-out accuracy "
               f"{acc['all']:.4f} role reversal {acc.get('role_reversal', float('nan')):.4f} "
               f"paraphrase>reversal {rank:.4f}", flush=True)
