@@ -61,12 +61,29 @@ def test_passive_rewrite_of_equal_length_keeps_f_emd_close_to_active(rome):
     assert no_penalty.f_emd([passive], [ref])[0] == pytest.approx(rome.f_emd([passive], [ref])[0], abs=1e-12)
 
 
+def test_name_rule_end_to_end():
+    """With emd_names="capitalised" (the default) a swapped city is never aligned: F_EMD drops
+    below the rule-free score, while a sentence with the same names is scored as without the rule,
+    and a lower-case or sentence-initial common word is left alone."""
+    ref = "The meeting will take place in Madrid."
+    on = nlgmetrics.load("rome", profile="lite", component="emd", return_alignment=True, device="cpu", quiet=True)
+    off = nlgmetrics.load("rome", profile="lite", component="emd", emd_names="off", return_alignment=True,
+                          device="cpu", quiet=True)
+    swap, same, lower = ("The meeting will take place in Lisbon.", "In Madrid the meeting will take place.",
+                         "the meeting will take place in lisbon")
+    f_on, f_off = on.f_emd([swap, same, lower], [ref] * 3), off.f_emd([swap, same, lower], [ref] * 3)
+    assert f_on[0] < f_off[0] - 0.02
+    assert f_on[1:].tolist() == pytest.approx(f_off[1:].tolist(), abs=1e-12)
+    aligned = {(h, r) for _, _, h, r in on.score([swap], [ref]).details[0]["alignment"]}
+    assert ("lisbon", "madrid") not in aligned and ("meeting", "meeting") in aligned
+
+
 def test_thresholded_alignment_keeps_moved_words():
     config = nlgmetrics.load("rome", profile="lite", component="emd", quiet=True).config
     # the defaults chosen by training/rome_options.py: the specification's rule, unaligned
     # pairs at their cosine distance, content-word weights, WordNet antonyms never aligned
-    assert (config.alignment, config.emd_unaligned, config.emd_weights, config.emd_antonyms) == (
-        "argmax", "cosine", "content", "wordnet")
+    assert (config.alignment, config.emd_unaligned, config.emd_weights, config.emd_antonyms, config.emd_names) == (
+        "argmax", "cosine", "content", "wordnet", "capitalised")
     thresholded = nlgmetrics.load("rome", profile="lite", component="emd", alignment="thresholded",
                                   return_alignment=True, device="cpu", quiet=True)
     detail = thresholded.score(["the novel was praised by critics"], ["the critics have praised the novel"]).details[0]

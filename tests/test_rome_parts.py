@@ -8,6 +8,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nlgmetrics.core.lexical import wordnet_antonyms, wordnet_common_word, wordnet_related_forms
 from nlgmetrics.core.tree_edit import tree_edit_distance
@@ -168,6 +170,17 @@ def test_emd_names_hand_computed():
 def test_name_flags(text, flags):
     assert name_flags(text) == flags
     assert len(name_flags(text)) == len(preprocess(text))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(st.text(max_size=60), st.text(alphabet="PpLlAa. !?É", max_size=30))
+def test_name_flags_any_text(text, other):
+    """One flag per F_EMD word for any text, and the name mask is the same pair set read from
+    either side."""
+    flags, words = name_flags(text), preprocess(text)
+    assert len(flags) == len(words) and all(isinstance(f, bool) for f in flags)
+    oflags, owords = name_flags(other), preprocess(other)
+    assert (name_mask(words, owords, flags, oflags) == name_mask(owords, words, oflags, flags).T).all()
 
 
 def test_wordnet_common_word():
