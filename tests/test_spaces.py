@@ -104,9 +104,10 @@ def test_rome_heatmap_shows_antonyms_at_cosine_zero():
     off = nlgmetrics.load("rome", profile="lite", component="emd", emd_antonyms="off", device="cpu", quiet=True)
     assert "WordNet antonyms" not in app.alignment_heatmap(off, "The hotel has a small garden.",
                                                            "The hotel has a large garden.", [])
-    # the name rule likewise: one cell (Paris/London) at 0, named in its tooltip and the caption
-    names = nlgmetrics.load("rome", profile="lite", component="emd", emd_names="capitalised", device="cpu", quiet=True)
+    # the name rule (the default) likewise: one cell (Paris/London) at 0, named in its tooltip and the caption
+    names = nlgmetrics.load("rome", profile="lite", component="emd", device="cpu", quiet=True)
     html = app.alignment_heatmap(names, "We flew to Paris.", "We flew to London.", [])
     assert html.count("two different names: cosine taken as 0") == 1
     assert "Paris/London" in app.transport_note("cosine", "wordnet", "capitalised")
-    assert "names" not in app.alignment_heatmap(off, "We flew to Paris.", "We flew to London.", [])
+    no_names = nlgmetrics.load("rome", profile="lite", component="emd", emd_names="off", device="cpu", quiet=True)
+    assert "names" not in app.alignment_heatmap(no_names, "We flew to Paris.", "We flew to London.", [])
