@@ -10,7 +10,8 @@ import pytest
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
-@pytest.mark.parametrize("module", ["nlgmetrics", "nlgmetrics.sam", "nlgmetrics.rome.features", "nlgmetrics.core.config",
+@pytest.mark.parametrize("module", ["nlgmetrics", "nlgmetrics.sam", "nlgmetrics.rome.features", "nlgmetrics.rome.grammar",
+                                    "nlgmetrics.core.config",
                                     "nlgmetrics.core.cache", "nlgmetrics.core.lexical", "nlgmetrics.core.attribute_rules"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=FLAGS)

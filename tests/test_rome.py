@@ -13,6 +13,7 @@ import pytest
 import nlgmetrics
 from nlgmetrics.core.models import ModelUnavailableError
 from nlgmetrics.rome import RoMe, preprocess
+from nlgmetrics.rome.grammar import with_end_punctuation
 
 pytestmark = pytest.mark.slow
 
@@ -251,6 +252,28 @@ def test_lite_grammar_head_beats_the_majority_baseline_out_of_domain(rome, share
     assert float((pred == y).mean()) > majority
     assert mcc(y, pred) > 0.2
     assert auc(y, probs) > 0.65
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("the cat sat on the mat", "the cat sat on the mat."), ("Is it late?", "Is it late?"), ("Stop!  ", "Stop!"),
+    ('He said "no."', 'He said "no."'), ("(see above)", "(see above)."), ("東京は首都です。", "東京は首都です。"),
+    ("ok 🙂", "ok 🙂."), ("", ""), ("   ", ""),
+])
+def test_with_end_punctuation(text, expected):
+    assert with_end_punctuation(text) == expected
+
+
+def test_grammar_punctuation_option():
+    """full-stop scores an unpunctuated hypothesis exactly as the same text with a full stop
+    under as-is (the default); punctuated and empty texts are untouched."""
+    plain = nlgmetrics.load("rome", profile="lite", component="grammar", device="cpu", quiet=True)
+    stop = nlgmetrics.load("rome", profile="lite", component="grammar", grammar_punctuation="full-stop",
+                           device="cpu", quiet=True)
+    assert plain.config.grammar_punctuation == "as-is" and "gpunct:full-stop" in stop.signature
+    texts = ["I like green apples", "I like green apples.", "Is it late?", ""]
+    p_plain, p_stop = plain.f_grammar(texts), stop.f_grammar(texts)
+    assert p_stop[0] == pytest.approx(p_plain[1], abs=1e-9) and abs(p_plain[0] - p_plain[1]) > 0.05
+    assert p_stop[1:].tolist() == pytest.approx(p_plain[1:].tolist(), abs=1e-9) and p_stop[3] == 0.0
 
 
 def test_grammar_soup_averages_the_runs_states():

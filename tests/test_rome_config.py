@@ -26,6 +26,7 @@ from nlgmetrics.rome import (
     ({"emd_weights": "idf"}, "emd_weights"),
     ({"emd_antonyms": "yes"}, "emd_antonyms"),
     ({"emd_names": "spacy"}, "emd_names"),
+    ({"grammar_punctuation": "period"}, "grammar_punctuation"),
     ({"parser": "spacy"}, "renamed to 'linguistic_backend'"),
     ({"ted_normalisation": "sum"}, "renamed to 'ted_normalization'"),
 ])

@@ -27,7 +27,8 @@ FIT_TEST_PAIRS_PER_CLASS = 500
 FIT_VERSION = 1
 #: the options that change the features
 FEATURE_OPTIONS = ("delta_emd", "delta_ted", "gamma", "alignment", "emd_unaligned", "emd_weights", "emd_antonyms", "emd_names",
-                   "ted_normalization", "ted_tree", "ted_vectors", "max_words", "grammar_label", "dtype")
+                   "ted_normalization", "ted_tree", "ted_vectors", "max_words", "grammar_label", "grammar_punctuation",
+                   "dtype")
 
 
 def _fingerprint(name: str) -> str:

@@ -16,6 +16,10 @@
 
 Both compute probabilities on batch-independent shapes: a text's probability does not depend
 on the other texts of the call (shards, ranks).
+
+Most of CoLA's sentences end in a full stop, question or exclamation mark; with
+``grammar_punctuation="full-stop"`` (:class:`~nlgmetrics.rome.RoMeConfig`; not the default) a
+hypothesis that does not gets one before classification (:func:`with_end_punctuation`).
 """
 from __future__ import annotations
 
@@ -35,6 +39,7 @@ from ..core.models import (
     resolve_dtype,
 )
 from ..core.resources import data_path
+from .features import SENTENCE_ENDS
 
 DELTA_PREFIX = "delta."  # dense additive delta of a parameter (LayerNorms; all of the earlier format)
 LORA_A_PREFIX = "lora_a."  # (rank, in) factor of a linear layer, keyed by the layer's module path
@@ -232,6 +237,25 @@ def quantized_state(state: dict[str, np.ndarray], group: int = Q4_GROUP) -> dict
         else:
             out[key] = value.astype(np.float16) if key.startswith(DELTA_PREFIX) else value
     return out
+
+
+#: what may follow a sentence's final punctuation (closing quotes and brackets)
+_CLOSERS = "\"')]}\u00bb\u201d\u2019"
+#: how F_grammar treats a hypothesis without final punctuation
+GRAMMAR_PUNCTUATION = ("as-is", "full-stop")
+
+
+def with_end_punctuation(text: str) -> str:
+    """``text`` with a full stop added when it does not end in sentence-final punctuation
+    (. ! ? … and their full-width forms, possibly followed by closing quotes or brackets);
+    trailing whitespace dropped; an empty text stays empty.
+
+    >>> with_end_punctuation("the cat sat on the mat "), with_end_punctuation('He said "hi!"')
+    ('the cat sat on the mat.', 'He said "hi!"')
+    """
+    text = text.rstrip()
+    core = text.rstrip(_CLOSERS)
+    return text if not core or core[-1] in SENTENCE_ENDS else text + "."
 
 
 class TunedGrammarHead:

@@ -39,7 +39,7 @@ from .features import (
     preprocess,
     ted_se,
 )
-from .grammar import CoLAClassifier, TunedGrammarHead, load_grammar
+from .grammar import GRAMMAR_PUNCTUATION, CoLAClassifier, TunedGrammarHead, load_grammar, with_end_punctuation
 from .network import FEATURE_ORDER, ScorerNetwork
 
 COMPONENTS = ("rome", "emd", "ted", "grammar")
@@ -120,6 +120,11 @@ class RoMeConfig(MetricConfig):
     max_words: int = option(256, "texts are cut to this many words (with a warning)", low=1, short="maxw")
     return_alignment: bool = option(False, "add the F_EMD word alignment to each segment's details",
                                      signature="never")
+    grammar_punctuation: str = option("as-is", "F_grammar input: as-is (the specification; the default, kept by "
+                                      "benchmarks/rome_grammar_punctuation.py on CoLA's training data) or "
+                                      "full-stop (a hypothesis without final . ! ? is classified with a full "
+                                      "stop added, as most of CoLA's sentences have one)", choices=GRAMMAR_PUNCTUATION,
+                                      short="gpunct")
     grammar_label: int | None = option(None, "index of the 'acceptable' label of a CoLA classifier "
                                           "(None: from its config, else 1)", low=0, short="glabel")
     device: str = option("auto", "auto, cpu, cuda, cuda:N or mps", signature="never")
@@ -319,7 +324,9 @@ class RoMe(Scorer):
                 raise ValueError(f"this scorer was built with component={self.config.component!r} "
                                  "and has no grammar classifier")
             unique = [t for t in dict.fromkeys(hyps) if t.strip()]
-            probs = dict(zip(unique, self.grammar.probabilities(unique)))
+            inputs = ([with_end_punctuation(t) for t in unique] if self.config.grammar_punctuation == "full-stop"
+                      else unique)
+            probs = dict(zip(unique, self.grammar.probabilities(inputs)))
             out["f_grammar"] = np.array([float(probs.get(h, 0.0)) for h in hyps])
         if final and needs == NEEDS["rome"] and self.network_source is not None:
             net = self.network
