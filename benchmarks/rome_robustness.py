@@ -63,7 +63,15 @@ def main() -> None:
                    note=f"RoMe-lite: {rome.signature}; BERTScore: F1 of the same all-MiniLM-L6-v2 encoder "
                         f"(last layer, no idf, no rescaling). Wall time: RoMe-lite {rome_seconds:.1f} s, "
                         f"BERTScore {t['seconds']:.1f} s for {len(hyps)} pairs.")
-    write_results(args.name, [result])
+    # every case's scores, so that a statement about one case can be checked against the file
+    per_case, k = [], 0
+    for family, cases in FAMILIES.items():
+        for i, (ref, better, worse) in enumerate(cases):
+            per_case.append({"family": family, "case": i, "reference": ref, "better": better, "worse": worse,
+                             "scores": {name: [round(float(values[k]), 4), round(float(values[k + 1]), 4)]
+                                        for name, values in columns.items()}})
+            k += 2
+    write_results(args.name, [result], extra={"cases": per_case})
 
 
 if __name__ == "__main__":
