@@ -22,15 +22,14 @@ import numpy as np
 from common import read_jsonl, table, timer, write_results
 
 import nlgmetrics
-from nlgmetrics.rome.grammar import with_end_punctuation
+from nlgmetrics.rome.features import SENTENCE_ENDS
+from nlgmetrics.rome.grammar import CLOSING_MARKS, with_end_punctuation
 from nlgmetrics.training.rome_grammar import SEED, evaluate
-
-FINAL = ".!?\u2026\"')]}\u00bb\u201d\u2019"
 
 
 def strip_final(text: str) -> str:
     """``text`` without trailing whitespace, closing quotes or brackets, or final . ! ? …"""
-    return text.rstrip().rstrip(FINAL).rstrip()
+    return text.rstrip().rstrip(CLOSING_MARKS + "".join(SENTENCE_ENDS)).rstrip()
 
 
 def main() -> None:
@@ -55,7 +54,7 @@ def main() -> None:
     out: list[list[Any]] = []
     mccs: dict[tuple[str, str], float] = {}
     for split_name, idx in splits.items():
-        ends = float(np.mean([texts[k].rstrip().rstrip("\"')]}\u00bb\u201d\u2019")[-1:] in ".!?" for k in idx]))
+        ends = float(np.mean([texts[k].rstrip().rstrip(CLOSING_MARKS)[-1:] in ".!?" for k in idx]))
         for name in variants:
             m = evaluate(np.array([probs[name][int(k)] for k in idx]), labels[idx])
             mccs[(split_name, name)] = m["mcc"]

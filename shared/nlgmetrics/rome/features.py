@@ -120,7 +120,7 @@ def name_flags(text: str) -> list[bool]:
     if len(words) != len(preprocess(text)):  # lower-casing changed the split: no names
         return [False] * len(preprocess(text))
     cased = [w for w in words if w.lower() != w.upper()]
-    inner = [w for w, s in zip(words, starts) if not s and w.lower() not in FUNCTION_WORDS and w in cased]
+    inner = [w for w, s in zip(words, starts) if not s and w.lower() not in FUNCTION_WORDS and w.lower() != w.upper()]
     shouting = len(cased) >= 3 and sum(len(w) > 1 and w.isupper() for w in cased) > len(cased) / 2
     title = len(inner) >= 3 and all(w[0].isupper() for w in inner)
     if shouting or title:

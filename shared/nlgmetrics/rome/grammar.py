@@ -240,7 +240,7 @@ def quantized_state(state: dict[str, np.ndarray], group: int = Q4_GROUP) -> dict
 
 
 #: what may follow a sentence's final punctuation (closing quotes and brackets)
-_CLOSERS = "\"')]}\u00bb\u201d\u2019"
+CLOSING_MARKS = "\"')]}\u00bb\u201d\u2019"
 #: how F_grammar treats a hypothesis without final punctuation
 GRAMMAR_PUNCTUATION = ("as-is", "full-stop")
 
@@ -254,7 +254,7 @@ def with_end_punctuation(text: str) -> str:
     ('the cat sat on the mat.', 'He said "hi!"')
     """
     text = text.rstrip()
-    core = text.rstrip(_CLOSERS)
+    core = text.rstrip(CLOSING_MARKS)
     return text if not core or core[-1] in SENTENCE_ENDS else text + "."
 
 
