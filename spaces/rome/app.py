@@ -12,7 +12,7 @@ import numpy as np
 from nlgmetrics import space as ui
 from nlgmetrics.core.embeddings import normalize_rows
 from nlgmetrics.examples import example
-from nlgmetrics.rome import RoMe, antonym_mask, name_flags, name_mask, preprocess, relative_position_gap
+from nlgmetrics.rome import RoMe, name_flags, preprocess, relative_position_gap, zeroed_pairs
 
 _DEMO = example("rome").inputs
 EXAMPLES = [
@@ -58,10 +58,10 @@ def alignment_heatmap(scorer: RoMe, hypothesis: str, reference: str, pairs: List
     hyp_vecs, ref_vecs = scorer.encoder.word_vectors([hyp_words, ref_words])
     cosine = normalize_rows(hyp_vecs) @ normalize_rows(ref_vecs).T
     factor = 1.0 - relative_position_gap(len(hyp_words), len(ref_words))
+    zeroed = zeroed_pairs(hyp_words, ref_words, antonyms=scorer.config.emd_antonyms, names=scorer.config.emd_names,
+                          hyp_names=name_flags(hypothesis)[:limit], ref_names=name_flags(reference)[:limit])
     none = np.zeros(cosine.shape, dtype=bool)
-    antonyms = antonym_mask(hyp_words, ref_words) if scorer.config.emd_antonyms == "wordnet" else none
-    names = (name_mask(hyp_words, ref_words, name_flags(hypothesis)[:limit], name_flags(reference)[:limit])
-             if scorer.config.emd_names != "off" else none)
+    antonyms, names = zeroed.get("antonyms", none), zeroed.get("names", none)
     score = np.where(antonyms | names, 0.0, cosine * factor)  # as F_EMD: these pairs' cosine counts as 0
     cap = ui.MAX_HEATMAP
     shown = np.asarray(score)[:cap, :cap]

@@ -277,6 +277,24 @@ def name_mask(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_names: Seq
                     dtype=bool).reshape(len(hyp_words), len(ref_words))
 
 
+def zeroed_pairs(hyp_words: Sequence[str], ref_words: Sequence[str], *, antonyms: str = "off",
+                 names: str = "off", hyp_names: Sequence[bool] | None = None,
+                 ref_names: Sequence[bool] | None = None) -> dict[str, np.ndarray]:
+    """The word pairs whose cosine F_EMD's rules set to 0, one mask per rule that is on:
+    ``antonyms`` (``"wordnet"``: :func:`antonym_mask`) and ``names`` (``"capitalised"``:
+    :func:`name_mask`, with the flags of :func:`name_flags`)."""
+    check_choice("F_EMD antonym rule", antonyms, ANTONYM_RULES)
+    check_choice("F_EMD name rule", names, NAME_RULES)
+    out = {}
+    if antonyms == "wordnet":
+        out["antonyms"] = antonym_mask(hyp_words, ref_words)
+    if names != "off":
+        if hyp_names is None or ref_names is None:
+            raise ValueError(f"names={names!r} needs the name flags of both texts (hyp_names, ref_names)")
+        out["names"] = name_mask(hyp_words, ref_words, hyp_names, ref_names)
+    return out
+
+
 def emd_similarity(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: np.ndarray,
                    ref_vecs: np.ndarray, *, delta: float = DELTA_EMD, gamma: float = GAMMA,
                    alignment: str = "argmax", unaligned: str = "one", weights: str = "tfidf",
@@ -293,19 +311,15 @@ def emd_similarity(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs:
     word, not as a near synonym); ``off`` (the specification) leaves the encoder's cosine.
     ``names="capitalised"``: two different names (``*_names``, flags from :func:`name_flags`;
     :func:`name_mask`) get cosine 0 too ("Paris" for "London" is a wrong entity, however close
-    the encoder puts them)."""
+    the encoder puts them). Both rules: :func:`zeroed_pairs`."""
     check_choice("F_EMD weights", weights, EMD_WEIGHTINGS)
-    check_choice("F_EMD antonym rule", antonyms, ANTONYM_RULES)
-    check_choice("F_EMD name rule", names, NAME_RULES)
-    if names != "off" and (hyp_names is None or ref_names is None):
-        raise ValueError(f"names={names!r} needs the name flags of both texts (hyp_names, ref_names)")
+    zeroed = zeroed_pairs(hyp_words, ref_words, antonyms=antonyms, names=names, hyp_names=hyp_names,
+                          ref_names=ref_names)
     if not len(hyp_words) or not len(ref_words):
         return 0.0, []
     cos = word_cosines(hyp_words, ref_words, hyp_vecs, ref_vecs, hyp_opaque, ref_opaque)
-    if antonyms == "wordnet":
-        cos = np.where(antonym_mask(hyp_words, ref_words), 0.0, cos)
-    if names != "off":
-        cos = np.where(name_mask(hyp_words, ref_words, hyp_names, ref_names), 0.0, cos)  # type: ignore[arg-type]
+    for mask in zeroed.values():
+        cos = np.where(mask, 0.0, cos)
     pairs = hard_alignment(cos, delta, alignment)
     dist = transport_distance(cos, pairs, gamma, unaligned)
     if weights == "tfidf":
