@@ -85,3 +85,18 @@ def test_resize_evicts_the_least_recent_now_and_live_caches_lists_each_cache():
     del cache
     gc.collect()
     assert all(id(c) != ident for c in live_caches())  # a dead cache is not kept alive
+
+
+def test_get_or_compute_caches_falsy_values_and_counts():
+    cache: LRUCache[str, bool] = LRUCache(max_entries=2)
+    calls = []
+
+    def compute(key: str) -> bool:
+        calls.append(key)
+        return False
+
+    assert cache.get_or_compute("a", compute) is False and cache.get_or_compute("a", compute) is False
+    assert calls == ["a"] and (cache.hits, cache.misses) == (1, 1)
+    cache.get_or_compute("b", compute)
+    cache.get_or_compute("c", compute)  # evicts "a", the least recently used
+    assert "a" not in cache and cache.get_or_compute("a", compute) is False and calls == ["a", "b", "c", "a"]

@@ -86,6 +86,19 @@ class LRUCache(Generic[K, V]):
             self.hits += 1
             return item[0]
 
+    def get_or_compute(self, key: K, compute: Callable[[K], V]) -> V:
+        """The cached value of ``key``; on a miss ``compute(key)``, stored and returned (a value
+        such as False or an empty set counts as cached)."""
+        with self._lock:
+            item = self._data.get(key)
+            if item is not None:
+                self._data.move_to_end(key)
+                self.hits += 1
+                return item[0]
+            self.misses += 1
+        value = self[key] = compute(key)
+        return value
+
     def __getitem__(self, key: K) -> V:
         with self._lock:
             value, _ = self._data[key]

@@ -76,21 +76,19 @@ RELATED: LRUCache[str, frozenset] = LRUCache(max_entries=20_000, max_bytes=16 * 
 
 
 def _stem(word: str) -> str:
-    stem = STEMS.get(word)
-    if stem is None:
-        stem = STEMS[word] = _stemmer().stem(word)
-    return stem
+    return STEMS.get_or_compute(word, lambda w: _stemmer().stem(w))
 
 
 def wordnet_synonyms(word: str) -> frozenset:
     """Lemma names (lowercase, single words) of every WordNet synset of ``word``."""
-    found = SYNONYMS.get(word)
-    if found is None:
-        from .resources import wordnet
+    return SYNONYMS.get_or_compute(word, _synonyms)
 
-        found = SYNONYMS[word] = frozenset(lemma.name().lower() for synset in wordnet().synsets(word)
-                                           for lemma in synset.lemmas() if "_" not in lemma.name()) | {word}
-    return found
+
+def _synonyms(word: str) -> frozenset:
+    from .resources import wordnet
+
+    return frozenset(lemma.name().lower() for synset in wordnet().synsets(word)
+                     for lemma in synset.lemmas() if "_" not in lemma.name()) | {word}
 
 
 def wordnet_antonyms(word: str) -> frozenset:
@@ -102,21 +100,22 @@ def wordnet_antonyms(word: str) -> frozenset:
     >>> "quiet" in wordnet_antonyms("noisy"), "big" in wordnet_antonyms("large")
     (True, False)
     """
-    found = ANTONYMS.get(word)
-    if found is None:
-        from .resources import wordnet
+    return ANTONYMS.get_or_compute(word, _antonyms)
 
-        wn = wordnet()
-        names: set = set()
-        for form in {word, wn.morphy(word, "a") or word}:
-            for synset in wn.synsets(form, pos="a"):  # heads and satellites
-                heads = [synset] if synset.pos() == "a" else synset.similar_tos()
-                for lemma in synset.lemmas() + [lem for head in heads for lem in head.lemmas()]:
-                    for antonym in lemma.antonyms():
-                        for near in [antonym.synset()] + antonym.synset().similar_tos():
-                            names.update(n.name().lower().replace("_", " ") for n in near.lemmas())
-        found = ANTONYMS[word] = frozenset(names - {word})
-    return found
+
+def _antonyms(word: str) -> frozenset:
+    from .resources import wordnet
+
+    wn = wordnet()
+    names: set = set()
+    for form in {word, wn.morphy(word, "a") or word}:
+        for synset in wn.synsets(form, pos="a"):  # heads and satellites
+            heads = [synset] if synset.pos() == "a" else synset.similar_tos()
+            for lemma in synset.lemmas() + [lem for head in heads for lem in head.lemmas()]:
+                for antonym in lemma.antonyms():
+                    for near in [antonym.synset()] + antonym.synset().similar_tos():
+                        names.update(n.name().lower().replace("_", " ") for n in near.lemmas())
+    return frozenset(names - {word})
 
 
 def wordnet_common_word(word: str) -> bool:
@@ -127,16 +126,15 @@ def wordnet_common_word(word: str) -> bool:
     >>> wordnet_common_word("Cats"), wordnet_common_word("China"), wordnet_common_word("Paris")
     (True, True, False)
     """
-    word = word.lower()
-    found = COMMON.get(word)
-    if found is None:
-        from .resources import wordnet
+    return COMMON.get_or_compute(word.lower(), _common_word)
 
-        wn = wordnet()
-        forms = {word, wn.morphy(word) or word}
-        found = COMMON[word] = any(lemma.name() in forms for form in forms for synset in wn.synsets(form)
-                                   for lemma in synset.lemmas())
-    return found
+
+def _common_word(word: str) -> bool:
+    from .resources import wordnet
+
+    wn = wordnet()
+    forms = {word, wn.morphy(word) or word}
+    return any(lemma.name() in forms for form in forms for synset in wn.synsets(form) for lemma in synset.lemmas())
 
 
 def wordnet_related_forms(word: str) -> frozenset:
@@ -147,16 +145,15 @@ def wordnet_related_forms(word: str) -> frozenset:
     >>> sorted(wordnet_related_forms("Spanish")), "france" in wordnet_related_forms("french")
     (['spain'], True)
     """
-    word = word.lower()
-    found = RELATED.get(word)
-    if found is None:
-        from .resources import wordnet
+    return RELATED.get_or_compute(word.lower(), _related_forms)
 
-        names = {other.name().lower() for synset in wordnet().synsets(word) for lemma in synset.lemmas()
-                 if lemma.name().lower() == word
-                 for other in lemma.pertainyms() + lemma.derivationally_related_forms()}
-        found = RELATED[word] = frozenset(part for name in names for part in name.split("_")) - {word}
-    return found
+
+def _related_forms(word: str) -> frozenset:
+    from .resources import wordnet
+
+    names = {other.name().lower() for synset in wordnet().synsets(word) for lemma in synset.lemmas()
+             if lemma.name().lower() == word for other in lemma.pertainyms() + lemma.derivationally_related_forms()}
+    return frozenset(part for name in names for part in name.split("_")) - {word}
 
 
 def meteor_align(hyp: Sequence[str], ref: Sequence[str], *, stem: bool = True,
