@@ -3,6 +3,8 @@ linguistic interface, the embedding code."""
 import numpy as np
 import pytest
 import torch
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from nlgmetrics.core import lexical, linguistic, models, resources
 from nlgmetrics.core.trees import Tree
@@ -79,6 +81,46 @@ def test_meteor_formula_matches_nltk_when_no_synonyms_are_involved():
         h, r = lexical.meteor_tokenize(hyp), lexical.meteor_tokenize(ref)
         ours = lexical.meteor_from_alignment(len(h), len(r), lexical.meteor_align(h, r, synonyms=False))
         assert ours == pytest.approx(meteor_score([r], h, wordnet=_NoSynonyms()), abs=1e-9)
+
+
+def _naive_meteor_align(hyp, ref):
+    """METEOR's staged alignment straight from its definition: in each stage every free
+    hypothesis word, left to right, takes the nearest free reference word it matches, each pair
+    of words tested on its own."""
+    from nltk.corpus import wordnet as wn
+    from nltk.stem.porter import PorterStemmer
+
+    stemmer = PorterStemmer()
+
+    def synonyms(word):
+        return {lem.name().lower() for s in wn.synsets(word) for lem in s.lemmas()}
+
+    stages = [("exact", lambda a, b: a == b), ("stem", lambda a, b: stemmer.stem(a) == stemmer.stem(b)),
+              ("synonym", lambda a, b: b in synonyms(a) or a in synonyms(b))]
+    free_h, free_r, out = list(range(len(hyp))), list(range(len(ref))), []
+    for stage, same in stages:
+        for i in list(free_h):
+            cands = [j for j in free_r if same(hyp[i], ref[j])]
+            if cands:
+                j = sorted(cands, key=lambda j: (abs(j - i), j))[0]
+                out.append((i, j, stage))
+                free_h.remove(i)
+                free_r.remove(j)
+    return sorted(out)
+
+
+METEOR_WORDS = ["the", "car", "cars", "automobile", "run", "ran", "large", "big", "東京"]  # few: many repeats
+
+
+@given(st.lists(st.sampled_from(METEOR_WORDS), max_size=8), st.lists(st.sampled_from(METEOR_WORDS), max_size=8))
+@example(["the", "car"], ["car", "the", "car"])  # two candidates equally near: the left one
+@example(["cars", "x", "large"], ["big", "car", "automobile"])
+@settings(max_examples=200, deadline=None)
+def test_meteor_align_equals_the_pairwise_definition(hyp, ref):
+    """The indexed alignment (each word's stem and synonyms looked up once) gives the pairs
+    of the word-pair-by-word-pair definition, repeated words and empty sides included."""
+    resources.wordnet()
+    assert lexical.meteor_align(hyp, ref) == _naive_meteor_align(hyp, ref)
 
 
 class _NoSynonyms:

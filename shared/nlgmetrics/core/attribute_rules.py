@@ -90,14 +90,21 @@ class FastAttributeRuler:
                         self.multi_by_first.setdefault(word, []).append(entry)
                 else:
                     self.multi_other.append(entry)
-        self.keys = sorted({key for _, pattern, _, _ in self.single for key in pattern[0]})
-        self._memo: dict[tuple, list[tuple[int, dict[str, str]]]] = {}
+        # a token's single-token hits and the multi-token rules its own spec starts depend only
+        # on these attributes of the token: computed once per distinct combination
+        multi = [rule for rules in self.multi_by_first.values() for rule in rules] + self.multi_other
+        self.keys = sorted({key for _, pattern, _, _ in self.single + multi for key in pattern[0]})
+        self._memo: dict[tuple, tuple[list[tuple[int, dict[str, str]]], list[Rule]]] = {}
 
-    def _single_hits(self, token: Any) -> list[tuple[int, dict[str, str]]]:
+    def _hits(self, token: Any) -> tuple[list[tuple[int, dict[str, str]]], list[Rule]]:
+        """The single-token rules that match ``token`` and the multi-token rules whose first
+        spec it matches."""
         key = tuple(GETTERS[k](token) for k in self.keys)
         hits = self._memo.get(key)
         if hits is None:
-            hits = [(rule_id, attrs) for rule_id, pattern, attrs, _ in self.single if token_matches(pattern[0], token)]
+            hits = ([(rule_id, attrs) for rule_id, pattern, attrs, _ in self.single if token_matches(pattern[0], token)],
+                    [rule for rule in self.multi_by_first.get(token.lower_, []) + self.multi_other
+                     if token_matches(rule[1][0], token)])
             if len(self._memo) < 200_000:
                 self._memo[key] = hits
         return hits
@@ -107,9 +114,11 @@ class FastAttributeRuler:
         tokens = list(doc)  # each doc[i] builds a new Token object: build them once
         n = len(tokens)
         for i, token in enumerate(tokens):
-            hits += [(rule_id, i, attrs) for rule_id, attrs in self._single_hits(token)]
-            for rule_id, pattern, attrs, index in self.multi_by_first.get(token.lower_, []) + self.multi_other:
-                if i + len(pattern) <= n and all(token_matches(spec, tokens[i + k]) for k, spec in enumerate(pattern)):
+            single, starts = self._hits(token)
+            hits += [(rule_id, i, attrs) for rule_id, attrs in single]
+            for rule_id, pattern, attrs, index in starts:
+                if i + len(pattern) <= n and all(token_matches(spec, tokens[i + k])
+                                                 for k, spec in enumerate(pattern[1:], 1)):
                     hits.append((rule_id, i + (index if index >= 0 else len(pattern) + index), attrs))
         hits.sort(key=lambda h: (h[0], h[1]))  # later rules override earlier ones, as in spaCy
         for _, j, attrs in hits:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable, List, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Sequence, Tuple, Union
 
 from .cache import LRUCache
 
@@ -161,21 +161,36 @@ def meteor_align(hyp: Sequence[str], ref: Sequence[str], *, stem: bool = True,
     """METEOR's staged one-to-one alignment: exact, then Porter stem, then WordNet synonym
     (the two surface words share a synset). Within a stage each hypothesis word, left to
     right, takes the free reference word nearest its position. Returns (i, j, stage)."""
-    stages = [("exact", lambda a, b: a == b)]
-    if stem:
-        stages.append(("stem", lambda a, b: _stem(a) == _stem(b)))
-    if synonyms:
-        stages.append(("synonym", lambda a, b: b in wordnet_synonyms(a) or a in wordnet_synonyms(b)))
     free_h, free_r = set(range(len(hyp))), set(range(len(ref)))
     matches: List[Tuple[int, int, str]] = []
-    for stage, same in stages:
+
+    def take(i: int, cands: List[int], stage: str) -> None:
+        j = min(cands, key=lambda j: (abs(j - i), j))
+        matches.append((i, j, stage))
+        free_h.discard(i)
+        free_r.discard(j)
+
+    # exact and stem: equal keys, found through an index (each word's stem computed once)
+    keyed = [("exact", list(hyp), list(ref))]
+    if stem:
+        keyed.append(("stem", [_stem(w) for w in hyp], [_stem(w) for w in ref]))
+    for stage, hyp_keys, ref_keys in keyed:
+        if not free_h or not free_r:
+            break
+        where: Dict[str, List[int]] = {}
+        for j in free_r:
+            where.setdefault(ref_keys[j], []).append(j)
         for i in sorted(free_h):
-            cands = [j for j in free_r if same(hyp[i], ref[j])]
+            cands = [j for j in where.get(hyp_keys[i], ()) if j in free_r]
             if cands:
-                j = min(cands, key=lambda j: (abs(j - i), j))
-                matches.append((i, j, stage))
-                free_h.discard(i)
-                free_r.discard(j)
+                take(i, cands, stage)
+    if synonyms and free_h and free_r:
+        syn = {w: wordnet_synonyms(w) for w in {hyp[i] for i in free_h} | {ref[j] for j in free_r}}
+        for i in sorted(free_h):
+            a = hyp[i]
+            cands = [j for j in free_r if ref[j] in syn[a] or a in syn[ref[j]]]
+            if cands:
+                take(i, cands, "synonym")
     return sorted(matches)
 
 
