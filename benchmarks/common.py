@@ -9,6 +9,7 @@ Result file format::
 """
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import os
@@ -63,12 +64,27 @@ def machine() -> Dict[str, Any]:
 
 @contextmanager
 def timer() -> Iterator[Dict[str, float]]:
+    """Wall ``seconds`` of the block, and the garbage collector's part in them: ``gc_seconds``
+    (every collection inside the block) and ``full_gc`` (how many collections of the oldest
+    generation, which walk the process's whole heap, ran inside it)."""
     out: Dict[str, float] = {}
+    collector = {"since": 0.0, "seconds": 0.0, "full": 0}
+
+    def on_gc(phase: str, info: Dict[str, int]) -> None:
+        if phase == "start":
+            collector["since"] = time.perf_counter()
+            return
+        collector["seconds"] += time.perf_counter() - collector["since"]
+        collector["full"] += info["generation"] == 2
+
+    gc.callbacks.append(on_gc)
     start = time.perf_counter()
     try:
         yield out
     finally:
         out["seconds"] = time.perf_counter() - start
+        gc.callbacks.remove(on_gc)
+        out["gc_seconds"], out["full_gc"] = collector["seconds"], collector["full"]
 
 
 def peak_rss_mb() -> float:
