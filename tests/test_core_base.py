@@ -124,3 +124,29 @@ def test_lone_surrogate_scores_like_its_replacement():
     s = ChrfScorer()
     bad = s.score(["the cat \ud800 sat", "\ufeffa dog"], ["the cat \ufffd sat", "a dog"])
     assert bad.scores == [pytest.approx(100.0), pytest.approx(100.0)]
+
+
+def test_pipe_union_options_are_checked_like_optional_ones():
+    """``int | None`` (PEP 604) is validated and named as ``Optional[int]`` is: RoMe's options
+    are written that way, and were once accepted whatever their value."""
+    from dataclasses import dataclass
+    from typing import Optional
+
+    from nlgmetrics.core.config import MetricConfig, option
+
+    @dataclass(frozen=True)
+    class PipeConfig(MetricConfig):
+        label: int | None = option(None, "an index", low=0)
+        name: str | None = option(None, "a name")
+        old: Optional[int] = option(None, "an index, the older spelling", low=0)
+
+    assert PipeConfig(label=2, name="x").label == 2 and PipeConfig().label is None
+    from pathlib import Path
+
+    assert PipeConfig(name=Path("/tmp") / "net.json").name == "/tmp/net.json"  # a path, as a string
+    for bad, message in [({"label": -3}, "label must be >= 0"), ({"label": "abc"}, "label must be a number"),
+                         ({"label": 2.7}, "label must be an integer"), ({"name": 123}, "name must be a string")]:
+        with pytest.raises(ValueError, match=message):
+            PipeConfig(**bad)
+    names = {spec.name: spec.type_name() for spec in PipeConfig.specs()}
+    assert names["label"] == names["old"] == "int or None" and names["name"] == "str or None"

@@ -30,9 +30,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import typing
 from dataclasses import dataclass
-from types import MappingProxyType
+from types import MappingProxyType, UnionType
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
 _MISSING = dataclasses.MISSING
@@ -64,7 +65,7 @@ class OptionSpec:
     def base_type(self) -> Any:
         """The type without ``Optional``: ``Optional[int]`` -> ``int``."""
         args = [a for a in typing.get_args(self.type) if a is not type(None)]
-        if typing.get_origin(self.type) is typing.Union and len(args) == 1:
+        if is_union(self.type) and len(args) == 1:
             return args[0]
         return self.type
 
@@ -75,7 +76,7 @@ class OptionSpec:
     def type_name(self) -> str:
         """A short human name for the type: ``str``, ``int or None``, ``str or mapping``."""
         base = self.base_type
-        if typing.get_origin(base) is typing.Union:
+        if is_union(base):
             parts = [_simple_name(a) for a in typing.get_args(base) if a is not type(None)]
             name = " or ".join(parts)
         else:
@@ -121,7 +122,9 @@ class OptionSpec:
                     raise ValueError(f"{self.name} must be a finite number, got {value}")
             if not self._in_range(value):
                 raise ValueError(f"{self.name} must be {self.describe_range()}, got {value!r}")
-        elif base is str and not isinstance(value, str):
+        elif base is str and isinstance(value, os.PathLike):
+            value = os.fspath(value)  # a path option given as a pathlib.Path
+        if base is str and not isinstance(value, str):
             raise ValueError(f"{self.name} must be a string, got {type(value).__name__}")
         if self.choices is not None and value not in self.choices:
             raise ValueError(f"unknown {self.name} {value!r}; choose one of {', '.join(map(str, self.choices))}")
@@ -164,9 +167,18 @@ class OptionSpec:
             return text
 
 
+def is_union(tp: Any) -> bool:
+    """True for ``Union[a, b]``, ``Optional[a]`` and ``a | b`` alike.
+
+    >>> is_union(Optional[int]), is_union(int | None), is_union(int)
+    (True, True, False)
+    """
+    return typing.get_origin(tp) in (typing.Union, UnionType)
+
+
 def _simple_name(tp: Any) -> str:
     origin = typing.get_origin(tp)
-    if origin is typing.Union:
+    if is_union(tp):
         return " or ".join(_simple_name(a) for a in typing.get_args(tp) if a is not type(None))
     if origin is not None:
         return {dict: "mapping", list: "list", tuple: "list"}.get(origin, getattr(origin, "__name__", str(origin)))

@@ -2,7 +2,6 @@
 (translation, then batched conditional log-likelihoods) and the corpus reduction."""
 from __future__ import annotations
 
-# ruff: noqa: UP007, UP045  (core.config reads option types through typing.Optional / typing.Union)
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
