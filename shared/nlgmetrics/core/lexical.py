@@ -38,13 +38,14 @@ def _ter() -> Any:
 
 
 def sentence_bleu(hyp: str, ref: Refs) -> float:
-    """sacrebleu sentence BLEU (effective order, exp smoothing), 0-100."""
-    return float(_bleu().sentence_score(hyp, _refs(ref)).score)
+    """sacrebleu sentence BLEU (effective order, exp smoothing), 0-100 (sacrebleu's float
+    rounding, e.g. 100.00000000000004 for an identical pair, clipped to the scale)."""
+    return min(100.0, float(_bleu().sentence_score(hyp, _refs(ref)).score))
 
 
 def sentence_chrf(hyp: str, ref: Refs) -> float:
-    """sacrebleu chrF (n=6, beta=2), 0-100."""
-    return float(_chrf().sentence_score(hyp, _refs(ref)).score)
+    """sacrebleu chrF (n=6, beta=2), 0-100 (clipped, as BLEU)."""
+    return min(100.0, float(_chrf().sentence_score(hyp, _refs(ref)).score))
 
 
 def sentence_ter(hyp: str, ref: Refs) -> float:
