@@ -18,6 +18,9 @@ def test_sentiwords_hash_format_with_comments(tmp_path):
                     "look_up#v\t0.05\nHappy#a\t0.7\n")
     lex = load_lexicon(str(path))
     assert lex.polarity == {"happiness#n": 0.856, "anger#n": -0.669, "look_up#v": 0.05, "happy#a": 0.7}
+    from nlgmetrics.sam import SAMConfig
+
+    assert SAMConfig(lexicon=path).lexicon == str(path)  # a pathlib.Path, as the docs say "a file path"
     assert lex.name.startswith("SentiWords_1.1.txt@")
     assert lex.multiword_lengths == (2,)
 

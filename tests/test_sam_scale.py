@@ -62,9 +62,14 @@ def test_given_scores_outside_the_scale_are_refused():
         sam.score([HYP, HYP], [REF, REF], base_scores=[0.5, -0.5])
     with pytest.raises(ValueError, match=r"outside \[0, 100\]"):
         nlgmetrics.load("sam", base="given", base_range=[0, 100]).score([HYP], [REF], base_scores=[101])
-    for bad in ([1, 0], [0, float("inf")], [0], "0,1", [0, "x"]):
+    for bad in ([1, 0], [0, float("inf")], [0], "0,1", [0, "x"], [-1e308, 1e308]):  # the last: width overflows
         with pytest.raises(ValueError, match="base_range"):
             SAM(base="given", base_range=bad)
+    # a mapping's keys, booleans and numeric strings are not scores
+    for bad, message in [({0: 0.9}, "must be a list of numbers"), ([True], r"base_scores\[0\] is not a number"),
+                         (["0.5"], r"base_scores\[0\] is not a number")]:
+        with pytest.raises(ValueError, match=message):
+            sam.score([HYP], [REF], base_scores=bad)
     with pytest.raises(ValueError, match="base_range applies to base='given'"):
         SAMConfig(base="bleu", base_range=(0, 100))
 
@@ -87,3 +92,12 @@ def test_given_scores_travel_in_records_and_shards():
     merged = sam.reduce(shards[1] + shards[0])
     assert merged.scores == whole.scores and [d["base"] for d in merged.details] == bases
     assert whole.scores == pytest.approx([0.9 * 0.2, 0.8, 0.7])
+
+
+def test_encoder_options_leave_the_signature_when_no_encoder_runs():
+    """profile and dtype shape BERTScore only: with another base they are accepted (a form or
+    a shared option set may carry them) but do not enter the signature, which names what
+    shaped the scores."""
+    plain, tuned = SAM(base="chrf", quiet=True), SAM(base="chrf", profile="lite", dtype="bf16", quiet=True)
+    assert plain.signature == tuned.signature and "profile" not in tuned.signature
+    assert SAMConfig(base="bertscore", profile="lite", dtype="bf16").signature_fields()["profile"] == "lite"

@@ -134,6 +134,12 @@ def test_empty_and_odd_texts():
     parsed = lookup_analyzer().analyze(["", "  ", "\ud800 ok"])
     assert parsed[0].tokens == [] and all(t.upos == "SPACE" for t in parsed[1].tokens)
     assert [t.text for t in parsed[2].tokens][-1] == "ok" and parsed[2].text == "\ud800 ok"
+    from nlgmetrics.core.linguistic import MAX_CHARS
+
+    long = "good " * (MAX_CHARS // 5 + 10)
+    with pytest.warns(UserWarning, match="truncated to 100000"):  # as the spaCy path warns
+        tokens = lookup_analyzer().analyze([long])[0].tokens
+    assert len(tokens) == MAX_CHARS // 5 and tokens[0].lemma == "good"
 
 
 ANY_TEXT = st.one_of(st.text(st.characters(exclude_categories=()), max_size=30),

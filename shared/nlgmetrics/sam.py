@@ -22,6 +22,7 @@ to ``p * min(1, k / n)`` for a mismatch of n > k items (:func:`damped_p`; measur
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -59,7 +60,8 @@ class SAMConfig(MetricConfig):
     base: str = option("meteor", "base metric C_hr: sentence BLEU, chrF, METEOR, BERTScore F1, or "
                        "`given` (pass `base_scores=[...]`)", choices=BASES, signature="always")
     profile: str = option("paper", "BERTScore encoder: `paper` (roberta-large, layer 17, hub) or `lite` "
-                          "(all-MiniLM-L6-v2, offline); only the BERTScore base uses a model",
+                          "(all-MiniLM-L6-v2, offline); only the BERTScore base uses a model (other bases leave it, "
+                          "and dtype, out of the signature)",
                           choices=tuple(PROFILES), signature="always")
     model: Optional[str] = option(None, "BERTScore encoder override (hub id, local directory or `minilm`)")
     layer: Optional[int] = option(None, "BERTScore hidden layer override", low=0)
@@ -92,6 +94,8 @@ class SAMConfig(MetricConfig):
     def check(self) -> None:
         if self.base != "bertscore" and (self.model is not None or self.layer is not None):
             raise ValueError(f"model/layer only apply to base='bertscore', not {self.base!r}")
+        if isinstance(self.lexicon, os.PathLike):
+            object.__setattr__(self, "lexicon", os.fspath(self.lexicon))
         if not isinstance(self.lexicon, (str, Mapping)):
             raise ValueError(f"lexicon must be a name, a file path or a mapping, got {type(self.lexicon).__name__}")
         if self.base_range is not None:
@@ -99,6 +103,11 @@ class SAMConfig(MetricConfig):
                 raise ValueError(f"base_range applies to base='given' only; {self.base!r} has its own scale "
                                  f"({BASE_SCALES[self.base]})")
             object.__setattr__(self, "base_range", parse_range(self.base_range))
+
+
+    def inert(self) -> frozenset:
+        """The encoder's options do nothing unless BERTScore is the base."""
+        return frozenset() if self.base == "bertscore" else frozenset({"profile", "dtype"})
 
 
 def parse_range(value: Any) -> Tuple[float, float]:
@@ -109,8 +118,8 @@ def parse_range(value: Any) -> Tuple[float, float]:
         low, high = float(value[0]), float(value[1])
     except (TypeError, ValueError):
         raise ValueError(f"base_range must be two numbers [low, high], got {value!r}") from None
-    if not (math.isfinite(low) and math.isfinite(high)) or not low < high:
-        raise ValueError(f"base_range must be finite with low < high, got {value!r}")
+    if not (math.isfinite(low) and math.isfinite(high) and math.isfinite(high - low)) or not low < high:
+        raise ValueError(f"base_range must be finite with low < high (and a finite width), got {value!r}")
     return (low, high)
 
 
@@ -211,7 +220,7 @@ def non_latin(text: str) -> bool:
 def check_base_scores(base_scores: Any, n: int,
                       base_range: Optional[Tuple[float, float]] = None) -> List[float]:
     """Caller's base scores: ``n`` finite numbers inside ``base_range`` (default [0, 1])."""
-    if isinstance(base_scores, (str, bytes)) or not hasattr(base_scores, "__len__"):
+    if isinstance(base_scores, (str, bytes, Mapping)) or not hasattr(base_scores, "__len__"):
         raise ValueError("base_scores must be a list of numbers, one per prediction")
     values = list(base_scores)
     if len(values) != n:
@@ -220,6 +229,8 @@ def check_base_scores(base_scores: Any, n: int,
     out = []
     for i, value in enumerate(values):
         try:
+            if isinstance(value, (bool, str, bytes)):  # float(True) and float("0.5") would pass
+                raise TypeError
             number = float(value)
         except (TypeError, ValueError):
             raise ValueError(f"base_scores[{i}] is not a number: {value!r}") from None

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .core.cache import LRUCache
-from .core.linguistic import CACHE_BYTES, CACHE_ENTRIES, MAX_CHARS, Parsed, Token, clean_text, parsed_size, wordnet_pos
+from .core.linguistic import CACHE_BYTES, CACHE_ENTRIES, Parsed, Token, parsed_size, parser_inputs, wordnet_pos
 from .core.resources import data_path, wordnet
 
 DEFAULT_FILE = "sentiwordnet_prior.tsv.gz"
@@ -331,7 +331,7 @@ class LookupAnalyzer:
 
     def _parse(self, todo: List[str]) -> List[Parsed]:
         out = []
-        for text, doc in zip(todo, self.tokenizer.pipe([clean_text(t[:MAX_CHARS]) for t in todo])):
+        for text, doc in zip(todo, self.tokenizer.pipe(parser_inputs(todo))):
             tokens = []
             for word in doc:
                 form = word.text

@@ -248,6 +248,12 @@ class MetricConfig:
     def check(self) -> None:
         """Cross-field rules of a metric (override); raise ``ValueError``."""
 
+    def inert(self) -> frozenset:
+        """Options that cannot change a score under this configuration (override): e.g. the
+        encoder's precision when no encoder runs. They stay valid options but are left out of
+        the signature, which names what shaped the scores."""
+        return frozenset()
+
     # -- introspection ----------------------------------------------------------------------
     @classmethod
     def specs(cls) -> List[OptionSpec]:
@@ -319,10 +325,12 @@ class MetricConfig:
 
     def signature_fields(self, resolved: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
         """Short-name -> value for the signature: ``always`` fields, every other field that
-        differs from its default, then ``resolved`` facts (model actually loaded, backend)."""
+        differs from its default (:meth:`inert` ones left out), then ``resolved`` facts (model
+        actually loaded, backend)."""
         out: Dict[str, Any] = {}
+        inert = self.inert()
         for s in self.specs():
-            if s.signature == "never" or s.name in self.RUNTIME:
+            if s.signature == "never" or s.name in self.RUNTIME or s.name in inert:
                 continue
             value = getattr(self, s.name)
             if s.signature == "always" or _freeze(value) != _freeze(s.default):

@@ -33,6 +33,18 @@ def clean_text(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+def parser_inputs(texts: Sequence[str]) -> List[str]:
+    """The texts as a parser takes them: cut to :data:`MAX_CHARS` (with a warning) and
+    cleaned (:func:`clean_text`)."""
+    out = []
+    for t in texts:
+        if len(t) > MAX_CHARS:
+            warnings.warn(f"text of {len(t)} characters truncated to {MAX_CHARS} for parsing", stacklevel=3)
+            t = t[:MAX_CHARS]
+        out.append(clean_text(t))
+    return out
+
+
 def parsed_size(parsed: "Parsed") -> int:
     """Rough bytes of a cached parse (a token with its strings is about 450 bytes)."""
     return 300 + 2 * len(parsed.text) + 450 * len(parsed.tokens)
@@ -219,13 +231,7 @@ class Analyzer:
             return self._cache.get_many(texts, self._parse)
 
     def _parse(self, todo: List[str]) -> List[Parsed]:
-        clipped = []
-        for t in todo:
-            if len(t) > MAX_CHARS:
-                warnings.warn(f"text of {len(t)} characters truncated to {MAX_CHARS} for parsing", stacklevel=2)
-                t = t[:MAX_CHARS]
-            clipped.append(clean_text(t))
-        parsed = self._impl.parse(clipped, self.batch_size)
+        parsed = self._impl.parse(parser_inputs(todo), self.batch_size)
         for original, one in zip(todo, parsed):
             one.text = original
         return parsed
