@@ -13,6 +13,9 @@ from nlgmetrics.core.trees import Tree
 def test_device_and_dtype():
     assert models.resolve_device("cpu").type == "cpu"
     assert models.resolve_device("auto").type in {"cpu", "cuda", "mps"}
+    for bad in ("tpu", "xyz", "meta"):  # torch's own error, or a device no model here runs on
+        with pytest.raises(ValueError, match="device 'tpu'|device 'xyz'|device 'meta'"):
+            models.resolve_device(bad)
     cpu = torch.device("cpu")
     assert models.resolve_dtype("bf16", cpu) == torch.bfloat16
     assert models.resolve_dtype(None, cpu) == torch.float32
@@ -177,6 +180,8 @@ def test_encoder_word_and_sentence_vectors():
     from nlgmetrics.core.embeddings import ContextualEncoder, bertscore
 
     enc = ContextualEncoder("minilm", quiet=True, batch_size=2)
+    with pytest.raises(ValueError, match="layer 7 does not exist in minilm: it has hidden states 0 .* to 6"):
+        ContextualEncoder("minilm", quiet=True, layer=7)  # at construction, not an IndexError when scoring
     words = [["unbelievably", "good"], [], ["good"]]
     vecs = enc.word_vectors(words)
     assert [v.shape for v in vecs] == [(2, enc.dim), (0, enc.dim), (1, enc.dim)]

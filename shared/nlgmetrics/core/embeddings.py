@@ -52,6 +52,10 @@ class ContextualEncoder:
             raise ValueError("batch_size and pad_multiple must be >= 1")
         self.batch_size = batch_size
         self.pad_multiple = pad_multiple
+        layers = int(getattr(self.model.config, "num_hidden_layers", 0) or 0)
+        if layer is not None and layers and not 0 <= layer <= layers:
+            raise ValueError(f"layer {layer} does not exist in {self.model_name}: it has hidden states 0 "
+                             f"(embeddings) to {layers}")
         self.layer = layer
         self.quiet = quiet
         self._cache: LRUCache[Tuple[object, ...], _Encoded] = LRUCache(cache_entries, cache_bytes)

@@ -34,9 +34,16 @@ def resolve_device(device: Union[str, torch.device, None] = "auto") -> torch.dev
         if mps is not None and mps.is_available():
             return torch.device("mps")
         return torch.device("cpu")
-    dev = torch.device(device)
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"unknown device {device!r}; use auto, cpu, cuda, cuda:N or mps") from None
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} requested but CUDA is not available")
+    if dev.type == "mps" and not getattr(getattr(torch.backends, "mps", None), "is_available", lambda: False)():
+        raise ValueError(f"device {device!r} requested but MPS is not available")
+    if dev.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"device {device!r} is not supported; use auto, cpu, cuda, cuda:N or mps")
     return dev
 
 
