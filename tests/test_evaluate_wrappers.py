@@ -216,3 +216,76 @@ def test_bare_strings_are_refused_by_every_wrapper(name):
     module = evaluate.load(nlgmetrics.metric_path(name))
     with pytest.raises(ValueError, match="predictions must be a list of strings, not a single str"):
         module.compute(**{field: "the cat sat" for field in module._feature_names()})
+
+
+# -- the evaluate path scores what the core scores ------------------------------------------
+#: a cheap offline configuration of each wrapper, and the options added to it
+CHEAP = {"datscore": ("default", {"max_new_tokens": 8, "source_lang": "fr", "quiet": True}),
+         "discotk": ("light", {}), "rome": ("lite-emd", {}), "sam": ("chrf", {}), "texteval": ("words", {})}
+MULTI_REFERENCE = [name for name in NAMES if nlgmetrics.scorer_class(name).multi_reference]
+
+
+def cheap(name: str, request: pytest.FixtureRequest) -> tuple[Any, Any, dict[str, Any]]:
+    """The wrapper in its cheap configuration, the core scorer with the same options, and the
+    per-call options (DATScore: the tiny local model)."""
+    config, options = CHEAP[name]
+    if name == "datscore":
+        options = dict(options, model=request.getfixturevalue("tiny_m2m100"))
+    module = evaluate.load(nlgmetrics.metric_path(name), config)
+    core = nlgmetrics.load(name, **type(module).CONFIGS[config], **options)
+    return module, core, options
+
+
+def test_every_multi_reference_metric_has_a_cheap_configuration():
+    assert set(MULTI_REFERENCE) >= {"rome", "texteval"} and set(CHEAP) == set(NAMES)
+
+
+@pytest.mark.parametrize("name", MULTI_REFERENCE)
+@pytest.mark.parametrize("references", [
+    [["a cat sat", "the cat sat on the mat"], "a dog barked", "it is raining"],   # a list first
+    ["the cat sat on the mat", ["a dog barked", "a dog"], "it is raining"],       # a string first
+], ids=["list-first", "string-first"])
+def test_mixed_references_give_the_cores_scores(name, references, request):
+    module, core, options = cheap(name, request)
+    expected = core.score(HYPS, references).scores
+    assert module.compute(predictions=HYPS, references=references, **options)["scores"] == pytest.approx(expected)
+    # in batches of different shapes: plain strings, then lists; and one at a time
+    module.add_batch(predictions=HYPS[:1], references=["the cat sat on the mat"])
+    module.add_batch(predictions=HYPS[1:], references=[["a dog barked", "a dog"], ["it is raining"]])
+    two = core.score(HYPS, ["the cat sat on the mat", ["a dog barked", "a dog"], ["it is raining"]]).scores
+    assert module.compute(**options)["scores"] == pytest.approx(two)
+    module.add_batch(predictions=HYPS[:2], references=references[:2])
+    module.add_batch(predictions=HYPS[2:], references=references[2:])
+    assert module.compute(**options)["scores"] == pytest.approx(expected)
+    for prediction, reference in zip(HYPS, references):
+        module.add(prediction=prediction, reference=reference)
+    assert module.compute(**options)["scores"] == pytest.approx(expected)
+
+
+def test_mixed_references_change_rome_as_the_core_says():
+    """The case of the report: a string beside lists was split into characters (0.07), a list
+    beside strings read as one string "['a dog barked', 'x']" (0.70); the core gives 1.0."""
+    module = evaluate.load(nlgmetrics.metric_path("rome"), "lite-emd")
+    for references in ([["a cat sat", "the cat sat on the mat"], "a dog barked"],
+                       ["the cat sat on the mat", ["a dog barked", "x"]]):
+        assert module.compute(predictions=HYPS[:2], references=references)["scores"][1] == pytest.approx(1.0)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # DATScore's and DiscoTK's notes on two segments
+@pytest.mark.parametrize("field", ["predictions", "references", "sources"])
+@pytest.mark.parametrize("name", NAMES)
+def test_lone_surrogates_are_replaced_as_in_the_core(name, field, request):
+    module, core, options = cheap(name, request)
+    if field not in module._feature_names():
+        pytest.skip(f"{name} takes no {field} in this configuration")
+    texts = {"predictions": ["the cat sat on the mat", "a dog barked"], "references": ["the cat sat on a mat", "the dog barked"],
+             "sources": ["le chat est assis", "un chien a aboy\u00e9"]}
+    texts[field] = ["\ud800 " + texts[field][0], texts[field][1] + " \ud83d\ude00 \udfff"]  # lone; a split pair
+    if name in MULTI_REFERENCE:
+        texts["references"] = [[r, "a cat"] for r in texts["references"]]
+    inputs = {k: v for k, v in texts.items() if k in module._feature_names()}
+    expected = core.score(**inputs).scores
+    assert module.compute(**inputs, **options)["scores"] == pytest.approx(expected)
+    for i in range(2):
+        module.add_batch(**{k: v[i:i + 1] for k, v in inputs.items()})
+    assert module.compute(**options)["scores"] == pytest.approx(expected)

@@ -61,6 +61,3 @@ class RoMe(support.Metric):
     CONFIGS = _CONFIGS
     DESCRIPTION, CITATION, KWARGS_DESCRIPTION = _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION
     REFERENCE_URLS = ("https://aclanthology.org/2022.acl-long.387",)
-
-    def _features(self, preset):
-        return [support.features(multi_reference=True), support.features()]

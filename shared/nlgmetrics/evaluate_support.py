@@ -90,14 +90,24 @@ def kwargs_description(name: str, *, inputs: str, returns: str, examples: str,
     return "\n".join(lines)
 
 
-def check_batch(name: str, multi_reference: bool, **columns: Any) -> None:
+def check_batch(name: str, multi_reference: bool, **columns: Any) -> dict[str, Any]:
     """The core's text checks on raw ``add_batch`` / ``compute`` columns, before evaluate
     encodes them: a bare string (which evaluate would split into characters), ``None`` or a
-    non-string item gives the core's ``ValueError``."""
+    non-string item gives the core's ``ValueError``. Returns the columns as the core would
+    score them, so evaluate stores those and not the originals: every text normalised
+    (:func:`~nlgmetrics.core.base.normalize_text`: a lone surrogate, which Arrow cannot encode,
+    becomes U+FFFD) and, with ``multi_reference``, every reference a list (a string is one
+    reference, as in the core), so a batch mixing strings and lists, or batches of different
+    shapes, fit the one ``Sequence`` feature. ``None`` columns and other columns (per-segment
+    inputs) come back unchanged."""
+    out = dict(columns)
     for field in ("predictions", "references", "sources"):
         value = columns.get(field)
         if value is not None:
-            validate_texts(value, field, multi=multi_reference and field == "references")
+            multi = multi_reference and field == "references"
+            texts = validate_texts(value, field, multi=multi)
+            out[field] = [[t] if isinstance(t, str) else t for t in texts] if multi else texts
+    return out
 
 
 class Metric(evaluate.Metric):
@@ -124,13 +134,25 @@ class Metric(evaluate.Metric):
         return features(multi_reference=cls.multi_reference, sources=cls.sources_mode == "required")
 
     def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
-        """Add a batch of predictions and references (checked as the core checks them:
-        lists of strings, never a bare string).
+        """Add a batch of predictions and references (checked and normalised as the core
+        does: lists of strings, never a bare string; see :func:`check_batch`). ``compute``
+        with inputs goes through here too.
         """
         cls = nlgmetrics.scorer_class(self.metric_name)
-        check_batch(self.metric_name, cls.multi_reference, predictions=predictions,
-                    references=references, sources=kwargs.get("sources"))
-        super().add_batch(predictions=predictions, references=references, **kwargs)
+        super().add_batch(**check_batch(self.metric_name, cls.multi_reference, predictions=predictions,
+                                        references=references, **kwargs))
+
+    def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
+        """Add one prediction and its reference(s), checked and normalised as in
+        :meth:`add_batch`."""
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        given = {"predictions": prediction, "references": reference, "sources": kwargs.get("sources")}
+        checked = check_batch(self.metric_name, cls.multi_reference,
+                              **{field: None if value is None else [value] for field, value in given.items()})
+        one = {field: None if value is None else value[0] for field, value in checked.items()}
+        if "sources" in kwargs:
+            kwargs["sources"] = one["sources"]
+        super().add(prediction=one["predictions"], reference=one["references"], **kwargs)
 
     def _compute(self, predictions: Any, references: Any = None, sources: Any = None,
                  return_details: bool = False, **kwargs: Any) -> dict[str, Any]:
