@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-import nlgmetrics
 import pytest
+
+import nlgmetrics
 from nlgmetrics.core.base import Inputs, Record, Scorer
 from nlgmetrics.core.config import MetricConfig, option
 from nlgmetrics.core.result import MetricResult
