@@ -125,11 +125,19 @@ class RoMeConfig(MetricConfig):
                                       "full-stop (a hypothesis without final . ! ? is classified with a full "
                                       "stop added, as most of CoLA's sentences have one)", choices=GRAMMAR_PUNCTUATION,
                                       short="gpunct")
-    grammar_label: int | None = option(None, "index of the 'acceptable' label of a CoLA classifier "
-                                          "(None: from its config, else 1)", low=0, short="glabel")
+    grammar_label: int | None = option(None, "index of the 'acceptable' label of a CoLA sequence classifier "
+                                          "(None: from its config, else 1); refused with a .npz head (the lite "
+                                          "profile's), whose one output is P(acceptable)", low=0, short="glabel")
     device: str = option("auto", "auto, cpu, cuda, cuda:N or mps", signature="never")
     dtype: str = option("fp32", "model precision", choices=("fp32", "fp16", "bf16"), short="dtype")
     batch_size: int = option(32, "texts per encoder batch", low=1, signature="never")
+
+    def check(self) -> None:
+        grammar = str(self.resource("grammar_model"))
+        if self.grammar_label is not None and grammar.endswith(".npz"):
+            raise ValueError(f"grammar_label={self.grammar_label} applies to a CoLA sequence classifier with one "
+                             f"output per label; the grammar head {grammar} has a single output, P(acceptable): "
+                             "leave grammar_label unset")
 
     def resource(self, name: str) -> str | None:
         """The option's value, else the profile's."""
