@@ -7,6 +7,7 @@ import pytest
 
 from nlgmetrics.core.linguistic import Parsed, Token
 from nlgmetrics.rome import (
+    RoMe,
     RoMeConfig,
     dependency_tree,
     emd_similarity,
@@ -37,6 +38,16 @@ from nlgmetrics.rome import (
 def test_bad_options_are_refused_by_the_configuration(options, message):
     with pytest.raises(ValueError, match=message):
         RoMeConfig.from_options(**options)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"scorer_weights": "nonexistent.json"}, r"scorer_weights='nonexistent.json': no such file \(.*nonexistent.json\)"),
+    ({"grammar_model": "nonexistent.npz", "component": "grammar"}, r"grammar_model='nonexistent.npz': no such file"),
+])
+def test_missing_files_are_refused_when_the_scorer_is_built(options, message):
+    """Before any model loads, not at the first score with a 'reinstall nlgmetrics' message."""
+    with pytest.raises(FileNotFoundError, match=message):
+        RoMe(profile="lite", device="cpu", quiet=True, **options)
 
 
 def test_signature_fields_come_from_the_configuration():

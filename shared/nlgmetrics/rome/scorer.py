@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -19,6 +20,7 @@ from ..core.base import Inputs, Record, Scorer, mean_reduce
 from ..core.config import MetricConfig, option
 from ..core.embeddings import ContextualEncoder
 from ..core.linguistic import get_analyzer
+from ..core.resources import DATA_DIR
 from ..core.result import MetricResult
 from .features import (
     ALIGNMENT_RULES,
@@ -153,6 +155,14 @@ class RoMeConfig(MetricConfig):
         return FIT if own else PROFILES[self.profile]["scorer_weights"]
 
 
+def _check_file_option(option: str, value: str, expected: str) -> None:
+    """Refuse, when the scorer is built rather than at its first score, a file option that
+    names neither a file nor one shipped with the package."""
+    if not Path(value).exists() and not (DATA_DIR / value).exists():
+        raise FileNotFoundError(f"{option}={value!r}: no such file ({Path(value).absolute()}) and no file of "
+                                f"that name ships with nlgmetrics; give {expected}")
+
+
 @dataclass
 class _Sentence:
     """Per-text work, within a call."""
@@ -183,6 +193,12 @@ class RoMe(Scorer):
     def setup(self) -> None:
         cfg = self.config
         needs = NEEDS[cfg.component]
+        if cfg.component == "rome" and cfg.scorer_weights not in (None, FIT):
+            _check_file_option("scorer_weights", str(cfg.scorer_weights), "a network JSON file (written by "
+                               "python -m nlgmetrics.training.rome_scorer), 'fit', or None for the profile's")
+        if "grammar" in needs and str(cfg.grammar_model).endswith(".npz"):
+            _check_file_option("grammar_model", str(cfg.grammar_model), "a .npz head (written by python -m "
+                               "nlgmetrics.training.rome_grammar), a hub id or directory, or None for the profile's")
         self.encoder: ContextualEncoder | None = None
         if needs & {"emd", "ted"}:
             self.encoder = ContextualEncoder(str(cfg.resource("model")), device=cfg.device, dtype=cfg.dtype,
