@@ -123,6 +123,27 @@ def test_outputs_stay_in_range_on_awkward_inputs(rome):
     assert res.details[AWKWARD.index("?!")]["f_emd"] == 0.0  # punctuation only: no words
 
 
+def test_feature_methods_check_their_inputs_as_score_does(rome):
+    """f_emd, f_ted, features and f_grammar follow the rules of score(): equal lengths, lists of
+    strings, lone surrogates replaced (core.base.normalize_text)."""
+    for method in (rome.f_emd, rome.f_ted, rome.features):
+        with pytest.raises(ValueError, match="references has 1 items but predictions has 2"):
+            method(["the cat", "a dog"], ["the cat"])
+        with pytest.raises(ValueError, match="predictions must be a list of strings, not a single str"):
+            method("the cat", "the dog")
+        with pytest.raises(ValueError, match=r"predictions\[0\] is None"):
+            method([None], ["x"])
+    with pytest.raises(ValueError, match="not a single str"):
+        rome.f_grammar("the cat")
+    replaced = rome.features(["\ufffd cat sat"], ["cat sat"])
+    lone = rome.features(["\ud800 cat sat"], ["cat sat"])
+    assert {k: lone[k].tolist() for k in ("f_emd", "f_ted", "f_grammar", "rome")} == \
+        {k: replaced[k].tolist() for k in ("f_emd", "f_ted", "f_grammar", "rome")}
+    assert rome.f_emd(["\ud800 cat"], ["cat"]).tolist() == rome.f_emd(["\ufffd cat"], ["cat"]).tolist()
+    assert rome.f_grammar(["\ud800 cat"]).tolist() == rome.f_grammar(["\ufffd cat"]).tolist()
+    assert rome.f_emd([], []).tolist() == []
+
+
 def test_one_word_pairs(rome):
     feats = rome.features(["hello", "hello"], ["hello", "goodbye"])
     assert feats["f_emd"][0] == pytest.approx(1.0) and feats["f_ted"][0] == 0.0

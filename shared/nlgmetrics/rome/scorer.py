@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.base import Inputs, Record, Scorer, mean_reduce
+from ..core.base import Inputs, Record, Scorer, mean_reduce, validate_inputs, validate_texts
 from ..core.config import MetricConfig, option
 from ..core.embeddings import ContextualEncoder
 from ..core.linguistic import get_analyzer
@@ -161,6 +161,14 @@ def _check_file_option(option: str, value: str, expected: str) -> None:
     if not Path(value).exists() and not (DATA_DIR / value).exists():
         raise FileNotFoundError(f"{option}={value!r}: no such file ({Path(value).absolute()}) and no file of "
                                 f"that name ships with nlgmetrics; give {expected}")
+
+
+def _checked_pairs(predictions: Any, references: Any) -> tuple[list[str], list[str]]:
+    """Hypotheses and references of the public feature methods, checked and normalised by
+    the rules of :meth:`~nlgmetrics.core.base.Scorer.score` (lists of strings of equal length,
+    lone surrogates replaced), one reference string per hypothesis."""
+    inputs = validate_inputs(predictions, references)
+    return inputs.predictions, inputs.references or []
 
 
 @dataclass
@@ -362,27 +370,30 @@ class RoMe(Scorer):
                  final: bool = True) -> dict[str, Any]:
         """F_EMD, F_TED and F_grammar (those the component needs) for aligned lists of
         hypothesis and reference strings, as arrays (plus ``alignment`` lists), and the final
-        ``rome`` score unless ``final=False`` (the network's training uses the features)."""
-        return self._features(predictions, references, NEEDS[self.config.component], final)
+        ``rome`` score unless ``final=False`` (the network's training uses the features).
+        Inputs are checked and normalised as :meth:`score` does (one reference per hypothesis)."""
+        hyps, refs = _checked_pairs(predictions, references)
+        return self._features(hyps, refs, NEEDS[self.config.component], final)
 
     def f_emd(self, predictions: Sequence[str], references: Sequence[str]) -> np.ndarray:
         """F_EMD alone (encoder only)."""
-        return self._features(predictions, references, {"emd"}, False)["f_emd"]
+        return self._features(*_checked_pairs(predictions, references), {"emd"}, False)["f_emd"]
 
     def f_ted(self, predictions: Sequence[str], references: Sequence[str]) -> np.ndarray:
         """F_TED alone (parser and encoder); a distance in [0, 1]."""
-        return self._features(predictions, references, {"ted"}, False)["f_ted"]
+        return self._features(*_checked_pairs(predictions, references), {"ted"}, False)["f_ted"]
 
     def f_grammar(self, predictions: Sequence[str]) -> np.ndarray:
         """F_grammar alone (the CoLA classifier); an empty hypothesis gives 0."""
-        return self._features(predictions, [""] * len(predictions), {"grammar"}, False)["f_grammar"]
+        hyps = validate_texts(predictions, "predictions")
+        return self._features(hyps, [""] * len(hyps), {"grammar"}, False)["f_grammar"]
 
     # -- Scorer hooks -----------------------------------------------------------------------
     def score_segments(self, inputs: Inputs) -> list[Record]:
         groups = [[r] if isinstance(r, str) else list(r) for r in inputs.references or []]
         flat_h = [h for h, g in zip(inputs.predictions, groups) for _ in g]
         flat_r = [r for g in groups for r in g]
-        feats = self.features(flat_h, flat_r)
+        feats = self._features(flat_h, flat_r, NEEDS[self.config.component], True)  # inputs already validated
         component = self.config.component
         key = {"rome": "rome", "emd": "f_emd", "ted": "f_ted", "grammar": "f_grammar"}[component]
         sign = -1.0 if component == "ted" else 1.0
