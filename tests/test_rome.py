@@ -144,6 +144,28 @@ def test_feature_methods_check_their_inputs_as_score_does(rome):
     assert rome.f_emd([], []).tolist() == []
 
 
+# zero-width space and joiner, soft hyphen, BOM, a direction override, NUL, BEL
+INVISIBLE = ("\u200b", "\u200d", "\u00ad", "\ufeff", "\u202e", "\x00", "\x07")
+
+
+def test_invisible_characters_are_removed_before_anything_else(rome):
+    """Format (Cf) and control (Cc) characters other than whitespace are dropped first: a text
+    with them scores exactly as the text without them, on either side; inside a word they join
+    its parts, as displayed ("the\u200bmat" reads "themat"); tabs and newlines still split words."""
+    ref, hyp = "a cat sat on the mat", "the cat sat on the mat"
+    dirty = [v for c in INVISIBLE for v in (f"{hyp} {c}", f"{c}{hyp}", hyp.replace("cat", f"c{c}at"))]
+    dirty.append(hyp.replace(" ", "\t", 1).replace(" ", "\n", 1))
+    hyps = [hyp, *dirty, ref, ref, "the\u200bmat", "themat"]
+    refs = [ref] * (1 + len(dirty)) + [ref, f"{ref} \u200b\x00", "the mat", "the mat"]
+    res = rome.score(hyps, refs)
+    values = [{"score": s, **{k: d[k] for k in ("f_emd", "f_ted", "f_grammar")}}
+              for s, d in zip(res.scores, res.details)]
+    for k, text in enumerate(dirty, start=1):
+        assert values[k] == values[0], repr(text)
+    assert values[-4] == values[-3] and values[-2] == values[-1]
+    assert rome.f_grammar([f"{hyp} \u200b", hyp]).tolist()[0] == rome.f_grammar([hyp]).tolist()[0]
+
+
 def test_one_word_pairs(rome):
     feats = rome.features(["hello", "hello"], ["hello", "goodbye"])
     assert feats["f_emd"][0] == pytest.approx(1.0) and feats["f_ted"][0] == 0.0

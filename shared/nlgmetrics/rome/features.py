@@ -5,8 +5,8 @@ penalty, TF-IDF weights, optimal transport) and F_TED (lemma dependency trees, T
     F_TED = TED-SE / max(|T_h|, |T_r|): tree edit distance of the lemmatised dependency
             trees, two nodes equal when their words' cosine >= delta_TED (a distance)
 
-Preprocessing for F_EMD: lowercase, punctuation (Unicode P*) replaced by spaces, whitespace
-words. Hard alignment: each hypothesis word i, in order, takes j* = argmax_j cos(h_i, r_j) *
+Preprocessing: invisible characters removed (:func:`visible_text`); for F_EMD then lowercase,
+punctuation (Unicode P*) replaced by spaces, whitespace words. Hard alignment: each hypothesis word i, in order, takes j* = argmax_j cos(h_i, r_j) *
 (1 - |i/m - j/n|) (1-based positions); the pair is kept only when cos(h_i, r_j*) > delta_EMD
 and r_j* is still free. Kept pairs cost d_ij = 1 - cos * exp(-gamma * 2|m-n|/(m+n) *
 |i/m - j/n|), all other pairs 1 (``unaligned="one"``, the specification) or 1 - cos clipped to
@@ -75,6 +75,24 @@ and or but so yet if because although though unless whereas whether then also
 
 
 # -- preprocessing --------------------------------------------------------------------------
+#: invisible characters: format (zero-width space and joiners, soft hyphen, direction marks,
+#: BOM) and control characters; whitespace controls (tab, newline, ...) are kept
+INVISIBLE_CATEGORIES = ("Cf", "Cc")
+
+
+def visible_text(text: str) -> str:
+    """``text`` without its invisible characters (:data:`INVISIBLE_CATEGORIES`, whitespace
+    kept): the text as displayed, so a zero-width character joins its neighbours rather than
+    splitting a word, and alone it is no word. RoMe applies it to every text first.
+
+    >>> visible_text("the\\u200bcat sat \\x00 on\\tthe \\u00admat\\ufeff")
+    'thecat sat  on\\tthe mat'
+    """
+    if text.isprintable():
+        return text
+    return "".join(c for c in text if c.isspace() or unicodedata.category(c) not in INVISIBLE_CATEGORIES)
+
+
 def preprocess(text: str) -> list[str]:
     """Lowercased whitespace words with punctuation (Unicode category P*) replaced by spaces.
     Symbols such as emoji are kept; a text of only punctuation gives no words."""

@@ -40,6 +40,7 @@ from .features import (
     name_flags,
     preprocess,
     ted_se,
+    visible_text,
 )
 from .grammar import GRAMMAR_PUNCTUATION, CoLAClassifier, TunedGrammarHead, load_grammar, with_end_punctuation
 from .network import FEATURE_ORDER, ScorerNetwork
@@ -337,7 +338,8 @@ class RoMe(Scorer):
 
     def _features(self, predictions: Sequence[str], references: Sequence[str], needs: set[str],
                   final: bool) -> dict[str, Any]:
-        hyps, refs = self._clip(predictions), self._clip(references)
+        hyps = self._clip([visible_text(t) for t in predictions])
+        refs = self._clip([visible_text(t) for t in references])
         out: dict[str, Any] = {}
         if needs & {"emd", "ted"}:
             sent = self._analyse(hyps + refs, needs)
