@@ -166,6 +166,19 @@ def test_invisible_characters_are_removed_before_anything_else(rome):
     assert rome.f_grammar([f"{hyp} \u200b", hyp]).tolist()[0] == rome.f_grammar([hyp]).tolist()[0]
 
 
+def test_words_differing_in_unknown_characters_are_not_identical(rome):
+    """A word with any subword the encoder does not know is compared by its text: the two
+    sentences below encode to the same [UNK] pieces, yet only the identical pair is perfect."""
+    good, bad = "这是一个好消息", "这是一个坏消息"
+    feats = rome.features([bad, good, "the cat🙂 sat", "the cat🙂 sat"], [good, good, "the cat🙃 sat", "the cat🙂 sat"])
+    assert feats["f_emd"][0] == 0.0 and feats["f_ted"][0] == 1.0  # one word, not the same
+    assert feats["f_emd"][1] == 1.0 and feats["f_ted"][1] == 0.0
+    assert feats["rome"][0] < feats["rome"][1] - 0.5
+    # "cat🙂" and "cat🙃" are [cat, UNK] both: a wrong word, not the same one
+    assert feats["f_emd"][2] < feats["f_emd"][3] - 0.3 and feats["f_ted"][2] > feats["f_ted"][3] == 0.0
+    assert feats["f_emd"][3] == pytest.approx(1.0)
+
+
 def test_one_word_pairs(rome):
     feats = rome.features(["hello", "hello"], ["hello", "goodbye"])
     assert feats["f_emd"][0] == pytest.approx(1.0) and feats["f_ted"][0] == 0.0

@@ -15,8 +15,9 @@ and r_j* is still free. Kept pairs cost d_ij = 1 - cos * exp(-gamma * 2|m-n|/(m+
 function words (``weights="content"``, :func:`content_weights`), normalised per sentence; EMD
 is the optimal transport cost (POT's ``ot.emd``).
 
-Words the encoder cannot represent (all of their subwords are the unknown token, e.g. words
-longer than 100 characters) are compared by their text: cosine 1 when equal, else 0.
+Words the encoder cannot fully represent (any of their subwords is the unknown token: words
+longer than 100 characters, most emoji and CJK characters) are compared by their text: cosine 1
+when equal, else 0, since their vectors cannot tell them from other such words.
 
 >>> hard_alignment(np.array([[0.9, 0.7], [0.95, 0.2]]))  # word 2 wants column 0, already taken
 [(0, 0)]
@@ -254,8 +255,8 @@ def earth_movers_distance(dist: np.ndarray, hyp_weights: np.ndarray, ref_weights
 def word_cosines(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: np.ndarray,
                  ref_vecs: np.ndarray, hyp_opaque: Sequence[bool] | None = None,
                  ref_opaque: Sequence[bool] | None = None) -> np.ndarray:
-    """Cosines of the word vectors in [-1, 1]; a pair with an opaque word (one the encoder
-    maps to its unknown token only) gets 1 when the two texts are equal, else 0."""
+    """Cosines of the word vectors in [-1, 1]; a pair with an opaque word (one with a subword
+    the encoder maps to its unknown token) gets 1 when the two texts are equal, else 0."""
     cos = np.clip(normalize_rows(hyp_vecs) @ normalize_rows(ref_vecs).T, -1.0, 1.0)
     if hyp_opaque is not None and ref_opaque is not None and (any(hyp_opaque) or any(ref_opaque)):
         either = np.asarray(hyp_opaque, dtype=bool)[:, None] | np.asarray(ref_opaque, dtype=bool)[None, :]

@@ -250,13 +250,15 @@ class RoMe(Scorer):
 
     # -- the three features, batched over unique texts --------------------------------------
     def _opaque(self, lists: Sequence[Sequence[str]]) -> list[list[bool]]:
-        """Per word: True when the encoder's tokenizer maps it to unknown tokens only."""
+        """Per word: True when the encoder's tokenizer maps it to no token or to any unknown
+        token; such a word is compared by its text, since its vector cannot tell it from another
+        word that differs only in unknown characters ("好消息" and "坏消息")."""
         assert self.encoder is not None
         tok = self.encoder.tokenizer
         unk = tok.unk_token_id
         words = list(dict.fromkeys(w for ws in lists for w in ws))
         ids = tok(words, add_special_tokens=False)["input_ids"] if words else []
-        flag = {w: (not i) or (unk is not None and all(t == unk for t in i)) for w, i in zip(words, ids)}
+        flag = {w: (not i) or (unk is not None and unk in i) for w, i in zip(words, ids)}
         return [[flag[w] for w in ws] for ws in lists]
 
     def _static_vectors(self, lists: Sequence[Sequence[str]]) -> list[np.ndarray]:
