@@ -179,6 +179,30 @@ def test_words_differing_in_unknown_characters_are_not_identical(rome):
     assert feats["f_emd"][3] == pytest.approx(1.0)
 
 
+def _cut_warnings(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [str(w.message) for w in caught if "were cut" in str(w.message)]
+
+
+def test_every_cut_is_warned_once_per_call(rome):
+    """max_words counts the words F_EMD and F_TED see (split at punctuation too), F_grammar
+    warns when its classifier cuts a text at 256 subword tokens, and a call warns once."""
+    joined = ",".join(["word"] * 2000)  # one whitespace word, 2,000 words
+    with pytest.warns(UserWarning, match=r"1 text\(s\) longer than 256 words .* max_words=256"):
+        rome.f_emd([joined], ["word"])
+    with pytest.warns(UserWarning, match=r"1 text\(s\) longer than 256 words"):
+        rome.f_ted([",".join(["word"] * 300)], ["word"])
+    with pytest.warns(UserWarning, match=r"1 text\(s\) longer than 256 subword tokens .* grammar classifier"):
+        rome.f_grammar([" ".join(["unbelievably"] * 200)])  # 200 words, over 256 word pieces
+    assert _cut_warnings(lambda: rome.f_emd(["word " * 300, joined], ["word " * 300, "word"])) == [
+        "3 text(s) longer than 256 words (split at whitespace, and at punctuation for F_EMD and F_TED) "
+        "were cut to max_words=256"]
+    assert _cut_warnings(lambda: rome.score(["word " * 250], ["word " * 254])) == []  # 252 word pieces with [CLS], [SEP]
+    assert _cut_warnings(lambda: rome.f_emd([",".join(["word"] * 256)], ["word"])) == []
+
+
 def test_one_word_pairs(rome):
     feats = rome.features(["hello", "hello"], ["hello", "goodbye"])
     assert feats["f_emd"][0] == pytest.approx(1.0) and feats["f_ted"][0] == 0.0

@@ -361,6 +361,8 @@ class DependencyTree:
     lemmas: list[str]
     postorder_rows: list[int]
     roles: list[str] | None = None
+    #: whether words past ``max_words`` were dropped
+    cut: bool = False
 
     @property
     def size(self) -> int:
@@ -411,8 +413,8 @@ def copula_argument(parsed: Parsed, tok: int) -> bool:
 def dependency_tree(parsed: Parsed, max_words: int | None = None, *, roles: bool = False,
                     copula: bool = False) -> DependencyTree:
     """The lemmatised dependency tree of a parse: punctuation dropped (its dependents move to
-    its head), words past ``max_words`` dropped the same way, sentence roots under one
-    virtual root. Lemmas are lowercased.
+    its head), words past ``max_words`` dropped the same way (``cut`` says so), sentence roots
+    under one virtual root. Lemmas are lowercased.
 
     With ``roles`` (the ``ted_tree="roles"`` option): function words (:data:`FUNCTION_UPOS`)
     are dropped too, each word carries its active-voice core role (:func:`core_role`), and a
@@ -425,6 +427,7 @@ def dependency_tree(parsed: Parsed, max_words: int | None = None, *, roles: bool
     is the capital of Paris" does not."""
     drop = ("PUNCT", "SPACE") + (FUNCTION_UPOS if roles else ())
     keep = [i for i, t in enumerate(parsed.tokens) if t.upos not in drop and t.text.strip()]
+    cut = max_words is not None and len(keep) > max_words
     if max_words is not None:
         keep = keep[:max_words]
     row_of = {tok: row for row, tok in enumerate(keep)}
@@ -454,7 +457,7 @@ def dependency_tree(parsed: Parsed, max_words: int | None = None, *, roles: bool
         nodes[tok] = Tree(ROOT_LABEL if tok == -1 else lemmas[row_of[tok]],
                           [nodes[c] for c in children.get(tok, [])])
     return DependencyTree(nodes[-1], lemmas, [row_of.get(tok, -1) for tok in order],
-                          [role_of[t] for t in keep] if roles else None)
+                          [role_of[t] for t in keep] if roles else None, cut)
 
 
 def _postorder_ids(children: dict[int, list[int]]) -> list[int]:

@@ -35,6 +35,7 @@ from .features import (
     TREE_KINDS,
     UNALIGNED_COSTS,
     DependencyTree,
+    clip_words,
     dependency_tree,
     emd_similarity,
     name_flags,
@@ -177,6 +178,8 @@ class _Sentence:
     """Per-text work, within a call."""
 
     words: list[str]
+    #: whether the analysis dropped words past max_words (F_EMD words split at punctuation too, F_TED tree)
+    cut: bool = False
     vectors: np.ndarray | None = None
     opaque: list[bool] | None = None
     names: list[bool] | None = None
@@ -279,7 +282,10 @@ class RoMe(Scorer):
         (F_TED). All word lists go through the encoder in one batched call."""
         max_words = self.config.max_words
         unique = list(dict.fromkeys(texts))
-        sentences = {t: _Sentence(preprocess(t)[:max_words]) for t in unique}
+        sentences = {}
+        for t in unique:
+            words = preprocess(t)
+            sentences[t] = _Sentence(words[:max_words], cut="emd" in needs and len(words) > max_words)
         if "emd" in needs and self.config.emd_names != "off":
             for t in unique:
                 sentences[t].names = name_flags(t)[:max_words]
@@ -287,8 +293,10 @@ class RoMe(Scorer):
             if self._analyzer is None:
                 raise ValueError(f"this scorer was built with component={self.config.component!r} and has no parser")
             for text, parsed in zip(unique, self._analyzer.analyze(unique)):
-                sentences[text].tree = dependency_tree(parsed, max_words, roles=self.config.ted_tree != "lemma",
-                                                         copula=self.config.ted_tree == "roles_copula")
+                tree = dependency_tree(parsed, max_words, roles=self.config.ted_tree != "lemma",
+                                       copula=self.config.ted_tree == "roles_copula")
+                sentences[text].tree = tree
+                sentences[text].cut |= tree.cut
         lists: list[list[str]] = []
         if "emd" in needs:
             lists += [sentences[t].words for t in unique]
@@ -312,17 +320,6 @@ class RoMe(Scorer):
                         sentences[t].lemma_vectors, sentences[t].lemma_opaque = next(vectors), next(opaque)
         return sentences
 
-    def _clip(self, texts: Sequence[str]) -> list[str]:
-        max_words = self.config.max_words
-        out, cut = [], 0
-        for t in texts:
-            words = t.split()
-            cut += len(words) > max_words
-            out.append(" ".join(words[:max_words]) if len(words) > max_words else t)
-        if cut:
-            warnings.warn(f"{cut} text(s) longer than {max_words} words were cut to max_words={max_words}", stacklevel=2)
-        return out
-
     def _pair(self, sh: _Sentence, sr: _Sentence, needs: set[str]) -> tuple[float, float, list[Any]]:
         cfg = self.config
         emd, pairs = (emd_similarity(sh.words, sr.words, sh.vectors, sr.vectors,  # type: ignore[arg-type]
@@ -340,11 +337,14 @@ class RoMe(Scorer):
 
     def _features(self, predictions: Sequence[str], references: Sequence[str], needs: set[str],
                   final: bool) -> dict[str, Any]:
-        hyps = self._clip([visible_text(t) for t in predictions])
-        refs = self._clip([visible_text(t) for t in references])
+        max_words = self.config.max_words
+        clipped = [clip_words(visible_text(t), max_words) for t in [*predictions, *references]]
+        texts, cut = [t for t, _ in clipped], [c for _, c in clipped]
+        hyps, refs = texts[:len(predictions)], texts[len(predictions):]
         out: dict[str, Any] = {}
         if needs & {"emd", "ted"}:
-            sent = self._analyse(hyps + refs, needs)
+            sent = self._analyse(texts, needs)
+            cut = [c or sent[t].cut for t, c in zip(texts, cut)]
             done: dict[tuple[str, str], tuple[float, float, list[Any]]] = {}
             for h, r in zip(hyps, refs):
                 if (h, r) not in done:
@@ -355,6 +355,9 @@ class RoMe(Scorer):
                 out["alignment"] = [v[2] for v in values]
             if "ted" in needs:
                 out["f_ted"] = np.array([v[1] for v in values])
+        if any(cut):  # one warning for the call
+            warnings.warn(f"{sum(cut)} text(s) longer than {max_words} words (split at whitespace, and at "
+                          f"punctuation for F_EMD and F_TED) were cut to max_words={max_words}", stacklevel=3)
         if "grammar" in needs:
             if self.grammar is None:
                 raise ValueError(f"this scorer was built with component={self.config.component!r} "
