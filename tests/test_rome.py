@@ -123,6 +123,86 @@ def test_outputs_stay_in_range_on_awkward_inputs(rome):
     assert res.details[AWKWARD.index("?!")]["f_emd"] == 0.0  # punctuation only: no words
 
 
+def test_feature_methods_check_their_inputs_as_score_does(rome):
+    """f_emd, f_ted, features and f_grammar follow the rules of score(): equal lengths, lists of
+    strings, lone surrogates replaced (core.base.normalize_text)."""
+    for method in (rome.f_emd, rome.f_ted, rome.features):
+        with pytest.raises(ValueError, match="references has 1 items but predictions has 2"):
+            method(["the cat", "a dog"], ["the cat"])
+        with pytest.raises(ValueError, match="predictions must be a list of strings, not a single str"):
+            method("the cat", "the dog")
+        with pytest.raises(ValueError, match=r"predictions\[0\] is None"):
+            method([None], ["x"])
+    with pytest.raises(ValueError, match="not a single str"):
+        rome.f_grammar("the cat")
+    replaced = rome.features(["\ufffd cat sat"], ["cat sat"])
+    lone = rome.features(["\ud800 cat sat"], ["cat sat"])
+    assert {k: lone[k].tolist() for k in ("f_emd", "f_ted", "f_grammar", "rome")} == \
+        {k: replaced[k].tolist() for k in ("f_emd", "f_ted", "f_grammar", "rome")}
+    assert rome.f_emd(["\ud800 cat"], ["cat"]).tolist() == rome.f_emd(["\ufffd cat"], ["cat"]).tolist()
+    assert rome.f_grammar(["\ud800 cat"]).tolist() == rome.f_grammar(["\ufffd cat"]).tolist()
+    assert rome.f_emd([], []).tolist() == []
+
+
+# zero-width space and joiner, soft hyphen, BOM, a direction override, NUL, BEL
+INVISIBLE = ("\u200b", "\u200d", "\u00ad", "\ufeff", "\u202e", "\x00", "\x07")
+
+
+def test_invisible_characters_are_removed_before_anything_else(rome):
+    """Format (Cf) and control (Cc) characters other than whitespace are dropped first: a text
+    with them scores exactly as the text without them, on either side; inside a word they join
+    its parts, as displayed ("the\u200bmat" reads "themat"); tabs and newlines still split words."""
+    ref, hyp = "a cat sat on the mat", "the cat sat on the mat"
+    dirty = [v for c in INVISIBLE for v in (f"{hyp} {c}", f"{c}{hyp}", hyp.replace("cat", f"c{c}at"))]
+    dirty.append(hyp.replace(" ", "\t", 1).replace(" ", "\n", 1))
+    hyps = [hyp, *dirty, ref, ref, "the\u200bmat", "themat"]
+    refs = [ref] * (1 + len(dirty)) + [ref, f"{ref} \u200b\x00", "the mat", "the mat"]
+    res = rome.score(hyps, refs)
+    values = [{"score": s, **{k: d[k] for k in ("f_emd", "f_ted", "f_grammar")}}
+              for s, d in zip(res.scores, res.details)]
+    for k, text in enumerate(dirty, start=1):
+        assert values[k] == values[0], repr(text)
+    assert values[-4] == values[-3] and values[-2] == values[-1]
+    assert rome.f_grammar([f"{hyp} \u200b", hyp]).tolist()[0] == rome.f_grammar([hyp]).tolist()[0]
+
+
+def test_words_differing_in_unknown_characters_are_not_identical(rome):
+    """A word with any subword the encoder does not know is compared by its text: the two
+    sentences below encode to the same [UNK] pieces, yet only the identical pair is perfect."""
+    good, bad = "这是一个好消息", "这是一个坏消息"
+    feats = rome.features([bad, good, "the cat🙂 sat", "the cat🙂 sat"], [good, good, "the cat🙃 sat", "the cat🙂 sat"])
+    assert feats["f_emd"][0] == 0.0 and feats["f_ted"][0] == 1.0  # one word, not the same
+    assert feats["f_emd"][1] == 1.0 and feats["f_ted"][1] == 0.0
+    assert feats["rome"][0] < feats["rome"][1] - 0.5
+    # "cat🙂" and "cat🙃" are [cat, UNK] both: a wrong word, not the same one
+    assert feats["f_emd"][2] < feats["f_emd"][3] - 0.3 and feats["f_ted"][2] > feats["f_ted"][3] == 0.0
+    assert feats["f_emd"][3] == pytest.approx(1.0)
+
+
+def _cut_warnings(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [str(w.message) for w in caught if "were cut" in str(w.message)]
+
+
+def test_every_cut_is_warned_once_per_call(rome):
+    """max_words counts the words F_EMD and F_TED see (split at punctuation too), F_grammar
+    warns when its classifier cuts a text at 256 subword tokens, and a call warns once."""
+    joined = ",".join(["word"] * 2000)  # one whitespace word, 2,000 words
+    with pytest.warns(UserWarning, match=r"1 text\(s\) longer than 256 words .* max_words=256"):
+        rome.f_emd([joined], ["word"])
+    with pytest.warns(UserWarning, match=r"1 text\(s\) longer than 256 words"):
+        rome.f_ted([",".join(["word"] * 300)], ["word"])
+    with pytest.warns(UserWarning, match=r"1 text\(s\) longer than 256 subword tokens .* grammar classifier"):
+        rome.f_grammar([" ".join(["unbelievably"] * 200)])  # 200 words, over 256 word pieces
+    assert _cut_warnings(lambda: rome.f_emd(["word " * 300, joined], ["word " * 300, "word"])) == [
+        "3 text(s) longer than 256 words (split at whitespace, and at punctuation for F_EMD and F_TED) "
+        "were cut to max_words=256"]
+    assert _cut_warnings(lambda: rome.score(["word " * 250], ["word " * 254])) == []  # 252 word pieces with [CLS], [SEP]
+    assert _cut_warnings(lambda: rome.f_emd([",".join(["word"] * 256)], ["word"])) == []
+
+
 def test_one_word_pairs(rome):
     feats = rome.features(["hello", "hello"], ["hello", "goodbye"])
     assert feats["f_emd"][0] == pytest.approx(1.0) and feats["f_ted"][0] == 0.0

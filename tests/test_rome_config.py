@@ -7,6 +7,7 @@ import pytest
 
 from nlgmetrics.core.linguistic import Parsed, Token
 from nlgmetrics.rome import (
+    RoMe,
     RoMeConfig,
     dependency_tree,
     emd_similarity,
@@ -29,10 +30,24 @@ from nlgmetrics.rome import (
     ({"grammar_punctuation": "period"}, "grammar_punctuation"),
     ({"parser": "spacy"}, "renamed to 'linguistic_backend'"),
     ({"ted_normalisation": "sum"}, "renamed to 'ted_normalization'"),
+    # the lite profile's .npz grammar head has one output: a label index would change nothing
+    ({"profile": "lite", "grammar_label": 0}, "grammar_label=0 .*rome_grammar_lite.npz has a single output"),
+    ({"profile": "lite", "component": "emd", "grammar_label": 1}, "grammar_label=1"),
+    ({"grammar_model": "head.npz", "grammar_label": 1}, "grammar_label=1 .*head.npz"),
 ])
 def test_bad_options_are_refused_by_the_configuration(options, message):
     with pytest.raises(ValueError, match=message):
         RoMeConfig.from_options(**options)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"scorer_weights": "nonexistent.json"}, r"scorer_weights='nonexistent.json': no such file \(.*nonexistent.json\)"),
+    ({"grammar_model": "nonexistent.npz", "component": "grammar"}, r"grammar_model='nonexistent.npz': no such file"),
+])
+def test_missing_files_are_refused_when_the_scorer_is_built(options, message):
+    """Before any model loads, not at the first score with a 'reinstall nlgmetrics' message."""
+    with pytest.raises(FileNotFoundError, match=message):
+        RoMe(profile="lite", device="cpu", quiet=True, **options)
 
 
 def test_signature_fields_come_from_the_configuration():
@@ -43,6 +58,8 @@ def test_signature_fields_come_from_the_configuration():
                       emd_antonyms="off").signature_fields()
     assert spec == {"profile": "lite", "component": "rome", "emdunal": "one", "emdw": "tfidf", "emdant": "off"}
     assert RoMeConfig(profile="lite").key() == RoMeConfig(profile="lite", device="auto").key()
+    # a sequence classifier's label index is an option of its own
+    assert RoMeConfig(profile="paper", grammar_label=0).signature_fields()["glabel"] == 0
 
 
 def test_opaque_words_are_compared_by_their_text():

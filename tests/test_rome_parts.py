@@ -452,6 +452,8 @@ def test_dependency_tree_drops_punctuation_and_keeps_dependents():
     assert tree.size == 3
     cut = dependency_tree(Parsed("Cats sleep , yes .", toks, "test", [range(5)]), max_words=1)
     assert cut.tree.to_bracketed() == "(<root> cat)"
+    assert cut.cut and not tree.cut  # punctuation does not count: three words fit max_words=3
+    assert not dependency_tree(Parsed("Cats sleep , yes .", toks, "test", [range(5)]), max_words=3).cut
 
 
 def _copula(*words):

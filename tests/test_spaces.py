@@ -111,3 +111,16 @@ def test_rome_heatmap_shows_antonyms_at_cosine_zero():
     assert "Paris/London" in app.transport_note("cosine", "wordnet", "capitalised")
     no_names = nlgmetrics.load("rome", profile="lite", component="emd", emd_names="off", device="cpu", quiet=True)
     assert "names" not in app.alignment_heatmap(no_names, "We flew to Paris.", "We flew to London.", [])
+
+
+def test_rome_heatmap_words_are_the_aligned_words():
+    """Invisible characters are removed before RoMe splits words, so the heatmap's rows (and the
+    alignment indices it frames) are the same with them as without them."""
+    app = publish.load_app(ROOT / "spaces" / "rome" / "app.py")
+    scorer = nlgmetrics.load("rome", profile="lite", component="emd", return_alignment=True, device="cpu", quiet=True)
+    ref = "We flew to London."
+    drawn = []
+    for hyp in ("We flew to Paris.", "We \u200b flew\x00 to Pa\u00adris.\ufeff"):
+        pairs = scorer.score([hyp], [ref]).details[0]["alignment"]
+        drawn.append(app.alignment_heatmap(scorer, hyp, ref, pairs))
+    assert drawn[0] == drawn[1]

@@ -12,7 +12,7 @@ import numpy as np
 from nlgmetrics import space as ui
 from nlgmetrics.core.embeddings import normalize_rows
 from nlgmetrics.examples import example
-from nlgmetrics.rome import RoMe, name_flags, preprocess, relative_position_gap, zeroed_pairs
+from nlgmetrics.rome import RoMe, name_flags, preprocess, relative_position_gap, visible_text, zeroed_pairs
 
 _DEMO = example("rome").inputs
 EXAMPLES = [
@@ -52,6 +52,7 @@ def alignment_heatmap(scorer: RoMe, hypothesis: str, reference: str, pairs: List
     """The alignment score of every word pair as RoMe picks pairs by it, cos x (1 - |i/m - j/n|),
     kept pairs framed; each cell's tooltip gives the plain cosine. Long sentences are cut."""
     limit = scorer.config.max_words
+    hypothesis, reference = visible_text(hypothesis), visible_text(reference)  # the words RoMe aligned
     hyp_words, ref_words = preprocess(hypothesis)[:limit], preprocess(reference)[:limit]
     if not hyp_words or not ref_words:
         return "<div>(no words to align)</div>"

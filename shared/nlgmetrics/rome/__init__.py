@@ -29,6 +29,7 @@ from .features import (
                        ted_se,
                        tfidf_weights,
                        transport_distance,
+                       visible_text,
                        word_cosines,
                        zeroed_pairs,
 )
@@ -41,4 +42,4 @@ __all__ = ["ALIGNMENT_RULES", "ANTONYM_RULES", "COMPONENTS", "CoLAClassifier", "
            "PROFILES", "ROOT_LABEL", "RoMe", "RoMeConfig", "ScorerNetwork", "TED_NORMALIZATIONS",
            "TunedGrammarHead", "UNALIGNED_COSTS", "antonym_mask", "content_weights", "dependency_tree",
            "earth_movers_distance", "emd_similarity", "hard_alignment", "name_flags", "name_mask", "preprocess", "relative_position_gap",
-           "ted_se", "tfidf_weights", "transport_distance", "word_cosines", "zeroed_pairs"]
+           "ted_se", "tfidf_weights", "transport_distance", "visible_text", "word_cosines", "zeroed_pairs"]

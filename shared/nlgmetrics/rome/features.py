@@ -5,8 +5,8 @@ penalty, TF-IDF weights, optimal transport) and F_TED (lemma dependency trees, T
     F_TED = TED-SE / max(|T_h|, |T_r|): tree edit distance of the lemmatised dependency
             trees, two nodes equal when their words' cosine >= delta_TED (a distance)
 
-Preprocessing for F_EMD: lowercase, punctuation (Unicode P*) replaced by spaces, whitespace
-words. Hard alignment: each hypothesis word i, in order, takes j* = argmax_j cos(h_i, r_j) *
+Preprocessing: invisible characters removed (:func:`visible_text`); for F_EMD then lowercase,
+punctuation (Unicode P*) replaced by spaces, whitespace words. Hard alignment: each hypothesis word i, in order, takes j* = argmax_j cos(h_i, r_j) *
 (1 - |i/m - j/n|) (1-based positions); the pair is kept only when cos(h_i, r_j*) > delta_EMD
 and r_j* is still free. Kept pairs cost d_ij = 1 - cos * exp(-gamma * 2|m-n|/(m+n) *
 |i/m - j/n|), all other pairs 1 (``unaligned="one"``, the specification) or 1 - cos clipped to
@@ -15,8 +15,9 @@ and r_j* is still free. Kept pairs cost d_ij = 1 - cos * exp(-gamma * 2|m-n|/(m+
 function words (``weights="content"``, :func:`content_weights`), normalised per sentence; EMD
 is the optimal transport cost (POT's ``ot.emd``).
 
-Words the encoder cannot represent (all of their subwords are the unknown token, e.g. words
-longer than 100 characters) are compared by their text: cosine 1 when equal, else 0.
+Words the encoder cannot fully represent (any of their subwords is the unknown token: words
+longer than 100 characters, most emoji and CJK characters) are compared by their text: cosine 1
+when equal, else 0, since their vectors cannot tell them from other such words.
 
 >>> hard_alignment(np.array([[0.9, 0.7], [0.95, 0.2]]))  # word 2 wants column 0, already taken
 [(0, 0)]
@@ -75,6 +76,24 @@ and or but so yet if because although though unless whereas whether then also
 
 
 # -- preprocessing --------------------------------------------------------------------------
+#: invisible characters: format (zero-width space and joiners, soft hyphen, direction marks,
+#: BOM) and control characters; whitespace controls (tab, newline, ...) are kept
+INVISIBLE_CATEGORIES = ("Cf", "Cc")
+
+
+def visible_text(text: str) -> str:
+    """``text`` without its invisible characters (:data:`INVISIBLE_CATEGORIES`, whitespace
+    kept): the text as displayed, so a zero-width character joins its neighbours rather than
+    splitting a word, and alone it is no word. RoMe applies it to every text first.
+
+    >>> visible_text("the\\u200bcat sat \\x00 on\\tthe \\u00admat\\ufeff")
+    'thecat sat  on\\tthe mat'
+    """
+    if text.isprintable():
+        return text
+    return "".join(c for c in text if c.isspace() or unicodedata.category(c) not in INVISIBLE_CATEGORIES)
+
+
 def preprocess(text: str) -> list[str]:
     """Lowercased whitespace words with punctuation (Unicode category P*) replaced by spaces.
     Symbols such as emoji are kept; a text of only punctuation gives no words."""
@@ -236,8 +255,8 @@ def earth_movers_distance(dist: np.ndarray, hyp_weights: np.ndarray, ref_weights
 def word_cosines(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: np.ndarray,
                  ref_vecs: np.ndarray, hyp_opaque: Sequence[bool] | None = None,
                  ref_opaque: Sequence[bool] | None = None) -> np.ndarray:
-    """Cosines of the word vectors in [-1, 1]; a pair with an opaque word (one the encoder
-    maps to its unknown token only) gets 1 when the two texts are equal, else 0."""
+    """Cosines of the word vectors in [-1, 1]; a pair with an opaque word (one with a subword
+    the encoder maps to its unknown token) gets 1 when the two texts are equal, else 0."""
     cos = np.clip(normalize_rows(hyp_vecs) @ normalize_rows(ref_vecs).T, -1.0, 1.0)
     if hyp_opaque is not None and ref_opaque is not None and (any(hyp_opaque) or any(ref_opaque)):
         either = np.asarray(hyp_opaque, dtype=bool)[:, None] | np.asarray(ref_opaque, dtype=bool)[None, :]
@@ -342,6 +361,8 @@ class DependencyTree:
     lemmas: list[str]
     postorder_rows: list[int]
     roles: list[str] | None = None
+    #: whether words past ``max_words`` were dropped
+    cut: bool = False
 
     @property
     def size(self) -> int:
@@ -392,8 +413,8 @@ def copula_argument(parsed: Parsed, tok: int) -> bool:
 def dependency_tree(parsed: Parsed, max_words: int | None = None, *, roles: bool = False,
                     copula: bool = False) -> DependencyTree:
     """The lemmatised dependency tree of a parse: punctuation dropped (its dependents move to
-    its head), words past ``max_words`` dropped the same way, sentence roots under one
-    virtual root. Lemmas are lowercased.
+    its head), words past ``max_words`` dropped the same way (``cut`` says so), sentence roots
+    under one virtual root. Lemmas are lowercased.
 
     With ``roles`` (the ``ted_tree="roles"`` option): function words (:data:`FUNCTION_UPOS`)
     are dropped too, each word carries its active-voice core role (:func:`core_role`), and a
@@ -406,6 +427,7 @@ def dependency_tree(parsed: Parsed, max_words: int | None = None, *, roles: bool
     is the capital of Paris" does not."""
     drop = ("PUNCT", "SPACE") + (FUNCTION_UPOS if roles else ())
     keep = [i for i, t in enumerate(parsed.tokens) if t.upos not in drop and t.text.strip()]
+    cut = max_words is not None and len(keep) > max_words
     if max_words is not None:
         keep = keep[:max_words]
     row_of = {tok: row for row, tok in enumerate(keep)}
@@ -435,7 +457,7 @@ def dependency_tree(parsed: Parsed, max_words: int | None = None, *, roles: bool
         nodes[tok] = Tree(ROOT_LABEL if tok == -1 else lemmas[row_of[tok]],
                           [nodes[c] for c in children.get(tok, [])])
     return DependencyTree(nodes[-1], lemmas, [row_of.get(tok, -1) for tok in order],
-                          [role_of[t] for t in keep] if roles else None)
+                          [role_of[t] for t in keep] if roles else None, cut)
 
 
 def _postorder_ids(children: dict[int, list[int]]) -> list[int]:

@@ -24,6 +24,7 @@ hypothesis that does not gets one before classification (:func:`with_end_punctua
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -59,13 +60,19 @@ def masked_mean(states: Any, mask: Any) -> Any:
 
 def _batched_probabilities(texts: Sequence[str], tokenizer: Any, forward: Callable[[dict[str, Any]], Any],
                            batch_size: int, max_length: int) -> np.ndarray:
-    """P(acceptable) per text from ``forward(encoding) -> probabilities`` on fixed shapes."""
+    """P(acceptable) per text from ``forward(encoding) -> probabilities`` on fixed shapes; a
+    text longer than ``max_length`` subword tokens is cut there (one warning per call)."""
     import torch
 
     probs = np.zeros(len(texts))
     if not len(texts):
         return probs
-    lengths = [min(len(ids), max_length) for ids in tokenizer(list(texts))["input_ids"]]
+    lengths = [len(ids) for ids in tokenizer(list(texts))["input_ids"]]
+    cut = sum(n > max_length for n in lengths)
+    if cut:
+        warnings.warn(f"{cut} text(s) longer than {max_length} subword tokens were cut to that length for the "
+                      "grammar classifier (F_grammar)", stacklevel=4)
+    lengths = [min(n, max_length) for n in lengths]
     with torch.inference_mode():
         for chunk, rows, width in fixed_shape_batches(range(len(texts)), lengths.__getitem__, batch_size,
                                                       8, max_length):

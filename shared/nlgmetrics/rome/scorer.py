@@ -11,14 +11,16 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.base import Inputs, Record, Scorer, mean_reduce
+from ..core.base import Inputs, Record, Scorer, mean_reduce, validate_inputs, validate_texts
 from ..core.config import MetricConfig, option
 from ..core.embeddings import ContextualEncoder
 from ..core.linguistic import get_analyzer
+from ..core.resources import DATA_DIR
 from ..core.result import MetricResult
 from .features import (
     ALIGNMENT_RULES,
@@ -33,11 +35,13 @@ from .features import (
     TREE_KINDS,
     UNALIGNED_COSTS,
     DependencyTree,
+    clip_words,
     dependency_tree,
     emd_similarity,
     name_flags,
     preprocess,
     ted_se,
+    visible_text,
 )
 from .grammar import GRAMMAR_PUNCTUATION, CoLAClassifier, TunedGrammarHead, load_grammar, with_end_punctuation
 from .network import FEATURE_ORDER, ScorerNetwork
@@ -125,11 +129,19 @@ class RoMeConfig(MetricConfig):
                                       "full-stop (a hypothesis without final . ! ? is classified with a full "
                                       "stop added, as most of CoLA's sentences have one)", choices=GRAMMAR_PUNCTUATION,
                                       short="gpunct")
-    grammar_label: int | None = option(None, "index of the 'acceptable' label of a CoLA classifier "
-                                          "(None: from its config, else 1)", low=0, short="glabel")
+    grammar_label: int | None = option(None, "index of the 'acceptable' label of a CoLA sequence classifier "
+                                          "(None: from its config, else 1); refused with a .npz head (the lite "
+                                          "profile's), whose one output is P(acceptable)", low=0, short="glabel")
     device: str = option("auto", "auto, cpu, cuda, cuda:N or mps", signature="never")
     dtype: str = option("fp32", "model precision", choices=("fp32", "fp16", "bf16"), short="dtype")
     batch_size: int = option(32, "texts per encoder batch", low=1, signature="never")
+
+    def check(self) -> None:
+        grammar = str(self.resource("grammar_model"))
+        if self.grammar_label is not None and grammar.endswith(".npz"):
+            raise ValueError(f"grammar_label={self.grammar_label} applies to a CoLA sequence classifier with one "
+                             f"output per label; the grammar head {grammar} has a single output, P(acceptable): "
+                             "leave grammar_label unset")
 
     def resource(self, name: str) -> str | None:
         """The option's value, else the profile's."""
@@ -145,11 +157,29 @@ class RoMeConfig(MetricConfig):
         return FIT if own else PROFILES[self.profile]["scorer_weights"]
 
 
+def _check_file_option(option: str, value: str, expected: str) -> None:
+    """Refuse, when the scorer is built rather than at its first score, a file option that
+    names neither a file nor one shipped with the package."""
+    if not Path(value).exists() and not (DATA_DIR / value).exists():
+        raise FileNotFoundError(f"{option}={value!r}: no such file ({Path(value).absolute()}) and no file of "
+                                f"that name ships with nlgmetrics; give {expected}")
+
+
+def _checked_pairs(predictions: Any, references: Any) -> tuple[list[str], list[str]]:
+    """Hypotheses and references of the public feature methods, checked and normalised by
+    the rules of :meth:`~nlgmetrics.core.base.Scorer.score` (lists of strings of equal length,
+    lone surrogates replaced), one reference string per hypothesis."""
+    inputs = validate_inputs(predictions, references)
+    return inputs.predictions, inputs.references or []
+
+
 @dataclass
 class _Sentence:
     """Per-text work, within a call."""
 
     words: list[str]
+    #: whether the analysis dropped words past max_words (F_EMD words split at punctuation too, F_TED tree)
+    cut: bool = False
     vectors: np.ndarray | None = None
     opaque: list[bool] | None = None
     names: list[bool] | None = None
@@ -175,6 +205,12 @@ class RoMe(Scorer):
     def setup(self) -> None:
         cfg = self.config
         needs = NEEDS[cfg.component]
+        if cfg.component == "rome" and cfg.scorer_weights not in (None, FIT):
+            _check_file_option("scorer_weights", str(cfg.scorer_weights), "a network JSON file (written by "
+                               "python -m nlgmetrics.training.rome_scorer), 'fit', or None for the profile's")
+        if "grammar" in needs and str(cfg.grammar_model).endswith(".npz"):
+            _check_file_option("grammar_model", str(cfg.grammar_model), "a .npz head (written by python -m "
+                               "nlgmetrics.training.rome_grammar), a hub id or directory, or None for the profile's")
         self.encoder: ContextualEncoder | None = None
         if needs & {"emd", "ted"}:
             self.encoder = ContextualEncoder(str(cfg.resource("model")), device=cfg.device, dtype=cfg.dtype,
@@ -217,13 +253,15 @@ class RoMe(Scorer):
 
     # -- the three features, batched over unique texts --------------------------------------
     def _opaque(self, lists: Sequence[Sequence[str]]) -> list[list[bool]]:
-        """Per word: True when the encoder's tokenizer maps it to unknown tokens only."""
+        """Per word: True when the encoder's tokenizer maps it to no token or to any unknown
+        token; such a word is compared by its text, since its vector cannot tell it from another
+        word that differs only in unknown characters ("好消息" and "坏消息")."""
         assert self.encoder is not None
         tok = self.encoder.tokenizer
         unk = tok.unk_token_id
         words = list(dict.fromkeys(w for ws in lists for w in ws))
         ids = tok(words, add_special_tokens=False)["input_ids"] if words else []
-        flag = {w: (not i) or (unk is not None and all(t == unk for t in i)) for w, i in zip(words, ids)}
+        flag = {w: (not i) or (unk is not None and unk in i) for w, i in zip(words, ids)}
         return [[flag[w] for w in ws] for ws in lists]
 
     def _static_vectors(self, lists: Sequence[Sequence[str]]) -> list[np.ndarray]:
@@ -244,7 +282,10 @@ class RoMe(Scorer):
         (F_TED). All word lists go through the encoder in one batched call."""
         max_words = self.config.max_words
         unique = list(dict.fromkeys(texts))
-        sentences = {t: _Sentence(preprocess(t)[:max_words]) for t in unique}
+        sentences = {}
+        for t in unique:
+            words = preprocess(t)
+            sentences[t] = _Sentence(words[:max_words], cut="emd" in needs and len(words) > max_words)
         if "emd" in needs and self.config.emd_names != "off":
             for t in unique:
                 sentences[t].names = name_flags(t)[:max_words]
@@ -252,8 +293,10 @@ class RoMe(Scorer):
             if self._analyzer is None:
                 raise ValueError(f"this scorer was built with component={self.config.component!r} and has no parser")
             for text, parsed in zip(unique, self._analyzer.analyze(unique)):
-                sentences[text].tree = dependency_tree(parsed, max_words, roles=self.config.ted_tree != "lemma",
-                                                         copula=self.config.ted_tree == "roles_copula")
+                tree = dependency_tree(parsed, max_words, roles=self.config.ted_tree != "lemma",
+                                       copula=self.config.ted_tree == "roles_copula")
+                sentences[text].tree = tree
+                sentences[text].cut |= tree.cut
         lists: list[list[str]] = []
         if "emd" in needs:
             lists += [sentences[t].words for t in unique]
@@ -277,17 +320,6 @@ class RoMe(Scorer):
                         sentences[t].lemma_vectors, sentences[t].lemma_opaque = next(vectors), next(opaque)
         return sentences
 
-    def _clip(self, texts: Sequence[str]) -> list[str]:
-        max_words = self.config.max_words
-        out, cut = [], 0
-        for t in texts:
-            words = t.split()
-            cut += len(words) > max_words
-            out.append(" ".join(words[:max_words]) if len(words) > max_words else t)
-        if cut:
-            warnings.warn(f"{cut} text(s) longer than {max_words} words were cut to max_words={max_words}", stacklevel=2)
-        return out
-
     def _pair(self, sh: _Sentence, sr: _Sentence, needs: set[str]) -> tuple[float, float, list[Any]]:
         cfg = self.config
         emd, pairs = (emd_similarity(sh.words, sr.words, sh.vectors, sr.vectors,  # type: ignore[arg-type]
@@ -305,10 +337,14 @@ class RoMe(Scorer):
 
     def _features(self, predictions: Sequence[str], references: Sequence[str], needs: set[str],
                   final: bool) -> dict[str, Any]:
-        hyps, refs = self._clip(predictions), self._clip(references)
+        max_words = self.config.max_words
+        clipped = [clip_words(visible_text(t), max_words) for t in [*predictions, *references]]
+        texts, cut = [t for t, _ in clipped], [c for _, c in clipped]
+        hyps, refs = texts[:len(predictions)], texts[len(predictions):]
         out: dict[str, Any] = {}
         if needs & {"emd", "ted"}:
-            sent = self._analyse(hyps + refs, needs)
+            sent = self._analyse(texts, needs)
+            cut = [c or sent[t].cut for t, c in zip(texts, cut)]
             done: dict[tuple[str, str], tuple[float, float, list[Any]]] = {}
             for h, r in zip(hyps, refs):
                 if (h, r) not in done:
@@ -319,6 +355,9 @@ class RoMe(Scorer):
                 out["alignment"] = [v[2] for v in values]
             if "ted" in needs:
                 out["f_ted"] = np.array([v[1] for v in values])
+        if any(cut):  # one warning for the call
+            warnings.warn(f"{sum(cut)} text(s) longer than {max_words} words (split at whitespace, and at "
+                          f"punctuation for F_EMD and F_TED) were cut to max_words={max_words}", stacklevel=3)
         if "grammar" in needs:
             if self.grammar is None:
                 raise ValueError(f"this scorer was built with component={self.config.component!r} "
@@ -338,27 +377,30 @@ class RoMe(Scorer):
                  final: bool = True) -> dict[str, Any]:
         """F_EMD, F_TED and F_grammar (those the component needs) for aligned lists of
         hypothesis and reference strings, as arrays (plus ``alignment`` lists), and the final
-        ``rome`` score unless ``final=False`` (the network's training uses the features)."""
-        return self._features(predictions, references, NEEDS[self.config.component], final)
+        ``rome`` score unless ``final=False`` (the network's training uses the features).
+        Inputs are checked and normalised as :meth:`score` does (one reference per hypothesis)."""
+        hyps, refs = _checked_pairs(predictions, references)
+        return self._features(hyps, refs, NEEDS[self.config.component], final)
 
     def f_emd(self, predictions: Sequence[str], references: Sequence[str]) -> np.ndarray:
         """F_EMD alone (encoder only)."""
-        return self._features(predictions, references, {"emd"}, False)["f_emd"]
+        return self._features(*_checked_pairs(predictions, references), {"emd"}, False)["f_emd"]
 
     def f_ted(self, predictions: Sequence[str], references: Sequence[str]) -> np.ndarray:
         """F_TED alone (parser and encoder); a distance in [0, 1]."""
-        return self._features(predictions, references, {"ted"}, False)["f_ted"]
+        return self._features(*_checked_pairs(predictions, references), {"ted"}, False)["f_ted"]
 
     def f_grammar(self, predictions: Sequence[str]) -> np.ndarray:
         """F_grammar alone (the CoLA classifier); an empty hypothesis gives 0."""
-        return self._features(predictions, [""] * len(predictions), {"grammar"}, False)["f_grammar"]
+        hyps = validate_texts(predictions, "predictions")
+        return self._features(hyps, [""] * len(hyps), {"grammar"}, False)["f_grammar"]
 
     # -- Scorer hooks -----------------------------------------------------------------------
     def score_segments(self, inputs: Inputs) -> list[Record]:
         groups = [[r] if isinstance(r, str) else list(r) for r in inputs.references or []]
         flat_h = [h for h, g in zip(inputs.predictions, groups) for _ in g]
         flat_r = [r for g in groups for r in g]
-        feats = self.features(flat_h, flat_r)
+        feats = self._features(flat_h, flat_r, NEEDS[self.config.component], True)  # inputs already validated
         component = self.config.component
         key = {"rome": "rome", "emd": "f_emd", "ted": "f_ted", "grammar": "f_grammar"}[component]
         sign = -1.0 if component == "ted" else 1.0
