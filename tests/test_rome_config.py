@@ -60,6 +60,15 @@ def test_signature_fields_come_from_the_configuration():
     assert RoMeConfig(profile="lite").key() == RoMeConfig(profile="lite", device="auto").key()
     # a sequence classifier's label index is an option of its own
     assert RoMeConfig(profile="paper", grammar_label=0).signature_fields()["glabel"] == 0
+    # a component's signature names only the options of the features it computes
+    emd = RoMeConfig(profile="lite", component="emd", linguistic_backend="stanza", delta_ted=0.5, gamma=0.1,
+                     grammar_punctuation="full-stop", scorer_weights="fit").signature_fields()
+    assert emd == {"profile": "lite", "component": "emd", "gamma": 0.1}
+    grammar = RoMeConfig(profile="lite", component="grammar", model="minilm", gamma=0.1,
+                         grammar_punctuation="full-stop").signature_fields()
+    assert grammar == {"profile": "lite", "component": "grammar", "gpunct": "full-stop"}
+    ted = RoMeConfig(profile="lite", component="ted", delta_ted=0.5, gamma=0.1).signature_fields()
+    assert ted == {"profile": "lite", "component": "ted", "dted": 0.5}
 
 
 def test_opaque_words_are_compared_by_their_text():

@@ -59,6 +59,11 @@ PROFILES: dict[str, dict[str, str]] = {
 }
 #: which features each component computes
 NEEDS = {"rome": {"emd", "ted", "grammar"}, "emd": {"emd"}, "ted": {"ted"}, "grammar": {"grammar"}}
+#: the options each feature reads (besides the encoder, max_words and dtype)
+FEATURE_OPTIONS = {
+    "emd": {"delta_emd", "gamma", "alignment", "emd_unaligned", "emd_weights", "emd_antonyms", "emd_names"},
+    "ted": {"linguistic_backend", "delta_ted", "ted_normalization", "ted_tree", "ted_vectors"},
+    "grammar": {"grammar_model", "grammar_punctuation", "grammar_label"}}
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,17 @@ class RoMeConfig(MetricConfig):
             raise ValueError(f"grammar_label={self.grammar_label} applies to a CoLA sequence classifier with one "
                              f"output per label; the grammar head {grammar} has a single output, P(acceptable): "
                              "leave grammar_label unset")
+
+    def inert(self) -> frozenset:
+        """The options of the features a component does not compute (``component="emd"``
+        builds no parser and no grammar classifier; only ``rome`` runs the network)."""
+        needs = NEEDS[self.component]
+        unused = set().union(*(options for feature, options in FEATURE_OPTIONS.items() if feature not in needs))
+        if not needs & {"emd", "ted"}:
+            unused.add("model")
+        if self.component != "rome":
+            unused.add("scorer_weights")
+        return frozenset(unused)
 
     def resource(self, name: str) -> str | None:
         """The option's value, else the profile's."""
