@@ -125,7 +125,7 @@ def flatten(rows: Sequence[Dict[str, Any]]) -> Tuple[List[str], List[str], List[
 
 
 #: bump when a feature's computation changes: cached features of an older version are not reused
-FEATURE_VERSION = "v2"
+FEATURE_VERSION = "v3"  # v3: BERTScore keeps the unknown token (features of texts with one changed)
 
 
 def feature_cache_dir() -> Path:
