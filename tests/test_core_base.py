@@ -149,4 +149,12 @@ def test_pipe_union_options_are_checked_like_optional_ones():
         with pytest.raises(ValueError, match=message):
             PipeConfig(**bad)
     names = {spec.name: spec.type_name() for spec in PipeConfig.specs()}
+    from typing import Mapping
+
+    @dataclass(frozen=True)
+    class WeightsConfig(MetricConfig):
+        weights: Optional[Mapping[str, float]] = option(None, "a weight per name")
+
+    a, b = WeightsConfig(weights={"y": 0.5, "x": 1}), WeightsConfig(weights={"x": 1, "y": 0.5})
+    assert a.signature_fields() == b.signature_fields() == {"weights": "x=1,y=0.5"}  # insertion order aside
     assert names["label"] == names["old"] == "int or None" and names["name"] == "str or None"

@@ -342,6 +342,15 @@ class MetricConfig:
 
 
 def _signature_value(value: Any) -> Any:
+    """An option value as the signature writes it: a mapping as ``key=value`` pairs in key
+    order (equal mappings sign equally whatever their insertion order), a sequence joined by
+    commas, None as ``none``.
+
+    >>> _signature_value(MappingProxyType({"b": 0.5, "a": 1})), _signature_value(("x", "y"))
+    ('a=1,b=0.5', 'x,y')
+    """
+    if isinstance(value, Mapping):
+        value = _freeze(value)
     if isinstance(value, tuple) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
         return ",".join(f"{k}={_signature_value(v)}" for k, v in value)
     if isinstance(value, tuple):
