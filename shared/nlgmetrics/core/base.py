@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import abc
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
@@ -67,6 +68,25 @@ def _as_list(values: Any, field: str) -> List[Any]:
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 BOM = "\ufeff"
+
+
+#: invisible characters: format (zero-width space and joiners, soft hyphen, direction marks,
+#: BOM) and control characters; whitespace controls (tab, newline, ...) are kept
+INVISIBLE_CATEGORIES = ("Cf", "Cc")
+
+
+def visible_text(text: str) -> str:
+    """``text`` without its invisible characters (:data:`INVISIBLE_CATEGORIES`, whitespace
+    kept): the text as displayed, so a zero-width character joins its neighbours rather than
+    splitting a word, and alone it is no word. RoMe applies it to every text first (a metric's
+    own choice: :func:`normalize_text`, which every input gets, keeps them).
+
+    >>> visible_text("the\\u200bcat sat \\x00 on\\tthe \\u00admat\\ufeff")
+    'thecat sat  on\\tthe mat'
+    """
+    if text.isprintable():
+        return text
+    return "".join(c for c in text if c.isspace() or unicodedata.category(c) not in INVISIBLE_CATEGORIES)
 
 
 def normalize_text(text: str) -> str:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.base import check_choice
+from ..core.base import INVISIBLE_CATEGORIES, check_choice, visible_text  # noqa: F401 (re-exported)
 from ..core.embeddings import normalize_rows
 from ..core.lexical import wordnet_antonyms, wordnet_common_word, wordnet_related_forms
 from ..core.linguistic import Parsed
@@ -76,24 +76,6 @@ and or but so yet if because although though unless whereas whether then also
 
 
 # -- preprocessing --------------------------------------------------------------------------
-#: invisible characters: format (zero-width space and joiners, soft hyphen, direction marks,
-#: BOM) and control characters; whitespace controls (tab, newline, ...) are kept
-INVISIBLE_CATEGORIES = ("Cf", "Cc")
-
-
-def visible_text(text: str) -> str:
-    """``text`` without its invisible characters (:data:`INVISIBLE_CATEGORIES`, whitespace
-    kept): the text as displayed, so a zero-width character joins its neighbours rather than
-    splitting a word, and alone it is no word. RoMe applies it to every text first.
-
-    >>> visible_text("the\\u200bcat sat \\x00 on\\tthe \\u00admat\\ufeff")
-    'thecat sat  on\\tthe mat'
-    """
-    if text.isprintable():
-        return text
-    return "".join(c for c in text if c.isspace() or unicodedata.category(c) not in INVISIBLE_CATEGORIES)
-
-
 def preprocess(text: str) -> list[str]:
     """Lowercased whitespace words with punctuation (Unicode category P*) replaced by spaces.
     Symbols such as emoji are kept; a text of only punctuation gives no words."""
