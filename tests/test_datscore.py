@@ -141,7 +141,8 @@ def test_fixed_weights_freeze_calibration(tiny_m2m100):
     for lo, hi in ((0, 2), (2, 3), (3, 5)):  # small batches, as in a training loop
         part = scorer.score(PREDICTIONS[lo:hi], REFERENCES[lo:hi], SOURCES[lo:hi])
         np.testing.assert_allclose(part.scores, calibration.scores[lo:hi], atol=1e-12)
-        assert part.corpus["direction_weighting"] == "fixed" and "dirw:fixed" in part.signature
+        assert part.corpus["direction_weighting"] == "fixed"
+        assert "|dirw:" + ",".join(f"{d}=0.125" for d in sorted(ALL_DIRECTIONS)) + "|" in part.signature
     # weights are normalised; uniform weights give the plain mean of the directions
     doubled = make(tiny_m2m100, direction_weights={d: 2.0 for d in ALL_DIRECTIONS}).score(PREDICTIONS, REFERENCES, SOURCES)
     uniform = make(tiny_m2m100, direction_weights="uniform").score(PREDICTIONS, REFERENCES, SOURCES)

@@ -103,6 +103,8 @@ class TranslationCache:
         self._memory: LRUCache[str, str] = LRUCache(max_entries, max_bytes)
         self.path: Path | None = None
         if cache_dir is not None:
+            if not str(cache_dir).strip():  # Path("") is the working directory: never a silent default
+                raise ValueError(f"cache_dir must be None (memory only) or a directory, got {cache_dir!r}")
             directory = Path(cache_dir).expanduser()
             directory.mkdir(parents=True, exist_ok=True)
             self.path = directory / "translations.sqlite"
@@ -232,10 +234,12 @@ class Seq2SeqLM:
 
     def sequences(self, texts: Sequence[str], lang: str) -> list[Ids]:
         """``[__lang__] tokens </s>`` for each text (the same layout serves as encoder input
-        and as decoder labels), truncated to ``max_length`` with a warning."""
+        and as decoder labels), truncated to ``max_length`` with a warning. A text is always
+        text: a special token's spelling in it (``</s>``, ``<pad>``, ``__en__``) is split into
+        ordinary pieces, never turned into that control id."""
         lang_id = self.check_language(lang)
         contents = self._content.get_many(
-            texts, lambda new: list(self.tokenizer(new, add_special_tokens=False)["input_ids"]))
+            texts, lambda new: list(self.tokenizer(new, add_special_tokens=False, split_special_tokens=True)["input_ids"]))
         room = self.max_length - 2
         out: list[Ids] = []
         truncated = 0

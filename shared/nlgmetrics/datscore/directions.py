@@ -3,6 +3,7 @@ the paper's rule for the augmentation languages, and the direction weights (one-
 Pearson sums with a minimum corpus size, uniform, or fixed)."""
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -71,14 +72,18 @@ def direction_weights(matrix: np.ndarray, names: Sequence[str],
     uniform, with a ``weights_note`` and (below the minimum) a warning."""
     info: dict[str, Any] = {}
     if not isinstance(mode, str):
-        fixed = dict(mode)
+        fixed = check_fixed_weights(mode)
         missing, extra = sorted(set(names) - set(fixed)), sorted(set(fixed) - set(names))
         if missing or extra:
             raise ValueError(f"fixed direction weights must name exactly the scored directions {list(names)}; "
                              f"missing {missing}, not scored {extra}")
         weights = np.array([fixed[d] for d in names], dtype=float)
-        if weights.sum() <= 0:
+        if weights.max() <= 0:
             raise ValueError("fixed direction weights of the scored directions are all zero")
+        with np.errstate(over="ignore"):
+            total = weights.sum()
+        if not np.isfinite(total):  # huge weights: scaled to at most 1 first, so the sum is finite
+            weights = weights / weights.max()
         return weights / weights.sum(), {"direction_weighting": "fixed"}
     uniform = np.full(len(names), 1.0 / len(names))
     if mode == "uniform" or len(names) == 1:
@@ -111,7 +116,7 @@ def check_directions(directions: str | Sequence[str], exclude: Sequence[str]) ->
             raise ValueError(f"directions must be 'auto', one of {sorted(DIRECTION_SETS)} or a list of "
                              f"direction names, got {directions!r}")
     else:
-        chosen = tuple(dict.fromkeys(str(d).lower() for d in directions))
+        chosen = canonical_directions(directions)
     excluded = [str(d).lower() for d in exclude]
     unknown = sorted({*([] if chosen == "auto" else chosen), *excluded} - set(ALL_DIRECTIONS))
     if unknown:
@@ -123,13 +128,35 @@ def check_directions(directions: str | Sequence[str], exclude: Sequence[str]) ->
     return chosen
 
 
+def canonical_directions(directions: Sequence[str]) -> tuple[str, ...]:
+    """A list of direction names lower-cased, without duplicates, in :data:`ALL_DIRECTIONS`'s
+    order (unknown names kept, last, for the caller's error): lists naming the same set score
+    identically (each direction's score and weight do not depend on the order) and sign alike."""
+    names = dict.fromkeys(str(d).lower() for d in directions)
+    return tuple(d for d in ALL_DIRECTIONS if d in names) + tuple(d for d in names if d not in ALL_DIRECTIONS)
+
+
 def check_fixed_weights(value: Mapping[str, Any]) -> dict[str, float]:
-    """A fixed direction -> weight mapping checked: known names, finite non-negative weights,
-    not all zero."""
-    fixed = {str(k): float(v) for k, v in dict(value).items()}
+    """A fixed direction -> weight mapping checked: known names, real-number weights (not
+    booleans or strings), finite, non-negative, not all zero."""
+    fixed: dict[str, float] = {}
+    for k, v in dict(value).items():
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            raise ValueError(f"direction_weights: the weight of {k!r} must be a number, got {v!r} "
+                             f"({type(v).__name__})")
+        fixed[str(k)] = float(v)
     unknown = sorted(set(fixed) - set(ALL_DIRECTIONS))
     if unknown:
         raise ValueError(f"unknown directions in direction_weights: {unknown}; names: {ALL_DIRECTIONS}")
-    if any(not np.isfinite(v) or v < 0 for v in fixed.values()) or sum(fixed.values()) <= 0:
+    if any(not np.isfinite(v) or v < 0 for v in fixed.values()) or not any(v > 0 for v in fixed.values()):
         raise ValueError("fixed direction weights must be finite, non-negative and not all zero")
     return fixed
+
+
+def fixed_weights_text(fixed: Mapping[str, float]) -> str:
+    """The signature form of fixed weights: ``name=weight`` sorted by name, each weight in the
+    shortest form that reads back to the same float (``1``, ``0.25``, ``1e+308``)."""
+    def number(v: float) -> str:
+        text = repr(float(v))
+        return text[:-2] if text.endswith(".0") else text
+    return ",".join(f"{k}={number(v)}" for k, v in sorted(fixed.items()))

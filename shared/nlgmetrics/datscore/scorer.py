@@ -19,9 +19,11 @@ from .directions import (
     DIRECTION_WEIGHTINGS,
     MIN_SEGMENTS_FOR_OVR,
     augmentation_languages,
+    canonical_directions,
     check_directions,
     check_fixed_weights,
     direction_weights,
+    fixed_weights_text,
 )
 
 DEFAULT_MODEL = "facebook/m2m100_418M"
@@ -36,10 +38,12 @@ class DATScoreConfig(MetricConfig):
                                         short="src", signature="always")
     target_lang: str = option("en", "M2M-100 code of the hypotheses and references", short="tgt",
                               signature="always")
-    trans1_lang: Optional[str] = option(None, "language of Trans1, the translated source (None: the paper's rule)",
-                                        short="t1")
-    trans2_lang: Optional[str] = option(None, "language of Trans2, the translated reference (None: the paper's rule)",
-                                        short="t2")
+    trans1_lang: Optional[str] = option(
+        None, "language of Trans1, the translated source (None: the paper's rule; an empty string is refused)",
+        short="t1")
+    trans2_lang: Optional[str] = option(
+        None, "language of Trans2, the translated reference (None: the paper's rule; an empty string is refused)",
+        short="t2")
     directions: Union[str, tuple[str, ...]] = option(
         "auto", "auto (8 with sources, 4 without), all, reference, bartscore, or a list of direction names",
         short="dirset")
@@ -65,15 +69,34 @@ class DATScoreConfig(MetricConfig):
     device: str = option("auto", "auto, cpu, cuda, cuda:N or mps", signature="never")
     dtype: str = option("fp32", "weights and activations: fp32, bf16 or fp16 (fp16 on GPU only)",
                         choices=("fp32", "bf16", "fp16"), short="dtype")
-    cache_dir: Optional[str] = option(None, "directory of an sqlite cache of the translations", signature="never")
+    cache_dir: Optional[str] = option(
+        None, "directory of an sqlite cache of the translations (None: memory only; an empty string is refused)",
+        signature="never")
     return_translations: bool = option(False, "put the augmented translations in the details", signature="never")
     profile: str = option("paper", "paper: the only profile (it needs an M2M-100 checkpoint)", choices=("paper",),
                           short="profile", signature="always")
 
     def check(self) -> None:
+        for name in ("trans1_lang", "trans2_lang", "cache_dir"):
+            value = getattr(self, name)
+            if value is not None and not str(value).strip():
+                raise ValueError(f"{name} must be None or a non-empty string, got {value!r}"
+                                 + (" (None keeps the translations in memory only)" if name == "cache_dir" else
+                                    " (None: the paper's rule)"))
         if isinstance(self.exclude_directions, str):
             object.__setattr__(self, "exclude_directions", (self.exclude_directions,))
         check_directions(self.directions, self.exclude_directions)
+        # equivalent spellings sign alike: a list of names lower-cased, deduplicated, in the canonical
+        # order (a list naming the 'all' or 'reference' set is that set; never 'bartscore', whose
+        # defaults differ), and only the exclusions that remove a direction, in the canonical order
+        if not isinstance(self.directions, str):
+            chosen = canonical_directions(self.directions)
+            named = [k for k, v in DIRECTION_SETS.items() if k != "bartscore" and v == chosen]
+            object.__setattr__(self, "directions", named[0] if named else chosen)
+        candidates = ALL_DIRECTIONS if self.directions == "auto" else (
+            DIRECTION_SETS[self.directions] if isinstance(self.directions, str) else self.directions)
+        excluded = {str(d).lower() for d in self.exclude_directions}
+        object.__setattr__(self, "exclude_directions", tuple(d for d in candidates if d in excluded))
         weights = self.direction_weights
         if isinstance(weights, str):
             if weights not in DIRECTION_WEIGHTINGS:
@@ -84,6 +107,41 @@ class DATScoreConfig(MetricConfig):
                 raise ValueError(  # noqa: TRY004 (option errors are ValueErrors throughout)
                     f"direction_weights must be a string or a mapping, got {type(weights).__name__}")
             object.__setattr__(self, "direction_weights", check_fixed_weights(weights))
+
+    def possible_directions(self) -> tuple[str, ...]:
+        """The directions this configuration can score: ``auto``'s 8 (with sources) or 4
+        (without), exclusions removed, or the chosen ones."""
+        chosen = check_directions(self.directions, self.exclude_directions)
+        if chosen == "auto":
+            return tuple(d for d in ALL_DIRECTIONS if d not in self.exclude_directions)
+        return tuple(chosen)
+
+    def inert(self) -> frozenset:
+        """Options that cannot change a score here: without an augmented direction the
+        decoding options (``beam_size``, ``max_new_tokens``); the language of an augmentation
+        that is not scored; ``source_lang`` when no source direction is scored and it does not
+        choose Trans2's language (Trans2 not scored, set explicitly, or the rule's choice for
+        ``target_lang`` does not depend on the source); ``ovr_min_segments`` when the direction
+        weights are not one-vs-rest (``auto``: inert only when inert with and without sources)."""
+        names = self.possible_directions()
+        roles = {role for name in names for role in name.split("->")}
+        out = set()
+        if not roles & {"trans1", "trans2"}:
+            out |= {"beam_size", "max_new_tokens"}
+        if "trans1" not in roles:
+            out.add("trans1_lang")
+        if "trans2" not in roles:
+            out.add("trans2_lang")
+        if not roles & {"src", "trans1"} and (
+                "trans2" not in roles or self.trans2_lang is not None
+                or augmentation_languages(self.source_lang, self.target_lang)[1]
+                == augmentation_languages(None, self.target_lang)[1]):
+            out.add("source_lang")
+        weighting = self.direction_weights if self.direction_weights is not None else (
+            "uniform" if self.directions == "bartscore" else "one-vs-rest")
+        if weighting != "one-vs-rest" or len(names) == 1:
+            out.add("ovr_min_segments")
+        return frozenset(out)
 
 
 class DATScore(Scorer):
@@ -114,12 +172,19 @@ class DATScore(Scorer):
             if lang is not None:
                 self.lm.check_language(lang)
 
-    def resolved(self) -> dict[str, Any]:
+    def resolved(self, names: Sequence[str] | None = None) -> dict[str, Any]:
+        """The resolved facts of the signature for the directions ``names`` (default: those the
+        configuration can score): fixed direction weights as ``name=weight`` pairs sorted by name,
+        and the augmentation languages of the scored augmentations only (``-`` for one not
+        scored; none without augmentation)."""
         dirw = self.direction_weights
+        roles = {role for name in (names or self.config.possible_directions()) for role in name.split("->")}
+        aug = [lang if role in roles else "-" for role, lang in (("trans1", self.trans1_lang),
+                                                                  ("trans2", self.trans2_lang))]
         return {"model": self.lm.describe(), "dirs": "auto" if self.directions == "auto" else len(self.directions),
                 "tokw": self.token_weights,
-                "dirw": "fixed" if not isinstance(dirw, str) else {"one-vs-rest": "ovr"}.get(dirw, dirw),
-                "aug": f"{self.trans1_lang},{self.trans2_lang}", "maxlen": self.lm.max_length}
+                "dirw": fixed_weights_text(dirw) if not isinstance(dirw, str) else {"one-vs-rest": "ovr"}.get(dirw, dirw),
+                "aug": None if aug == ["-", "-"] else ",".join(aug), "maxlen": self.lm.max_length}
 
     def _active_directions(self, with_sources: bool) -> tuple[str, ...]:
         """The directions scored for inputs with or without sources."""
@@ -201,7 +266,7 @@ class DATScore(Scorer):
             "token_weights": self.token_weights,
             "languages": self._languages(names),
         }
-        return MetricResult(self.name, scores, float(np.mean(scores)), self._signature(len(names)), details, corpus)
+        return MetricResult(self.name, scores, float(np.mean(scores)), self._signature(names), details, corpus)
 
     def _languages(self, names: Sequence[str]) -> dict[str, str]:
         roles = {role for name in names for role in name.split("->")}
@@ -209,12 +274,13 @@ class DATScore(Scorer):
                  "trans1": self.trans1_lang, "trans2": self.trans2_lang}
         return {role: str(langs[role]) for role in ("src", "ref", "hypo", "trans1", "trans2") if role in roles}
 
-    def _signature(self, n_dirs: int) -> str:
-        """The generated signature with the number of directions actually scored (``auto``
-        resolves per call: 8 with sources, 4 without)."""
+    def _signature(self, names: Sequence[str]) -> str:
+        """The generated signature with the directions actually scored (``auto`` resolves per
+        call: 8 with sources, 4 without)."""
         from .. import __version__
 
-        return make_signature(self.name, __version__, **self.config.signature_fields({**self.resolved(), "dirs": n_dirs}))
+        return make_signature(self.name, __version__,
+                              **self.config.signature_fields({**self.resolved(names), "dirs": len(names)}))
 
 
 __all__ = ["ALL_DIRECTIONS", "DEFAULT_MODEL", "DATScore", "DATScoreConfig"]
