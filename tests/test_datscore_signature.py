@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+
 from nlgmetrics.core.seq2seq import Seq2SeqLM, TranslationCache
 from nlgmetrics.datscore import DATScore, DATScoreConfig, direction_weights
 
