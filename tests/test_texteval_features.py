@@ -66,3 +66,43 @@ def test_card_options_table_is_generated():
     card = (ROOT / "metrics" / "texteval" / "README.md").read_text(encoding="utf-8")
     start, end = card.index("<!-- options:start -->"), card.index("<!-- options:end -->")
     assert card[start:end].split("-->", 1)[1].strip() == markdown_table(TextEvalConfig)
+
+
+# --- the tokenizer on canonically equivalent, non-Latin and invisible characters -------------
+
+NFC_TEXT = "Le café crème est très bon."
+NFC_REFS = [["Le café est très bon.", "Un café crème très bon.", "La crème est bonne."]]
+
+
+@pytest.mark.parametrize("features", ["words", "classes"])
+def test_decomposed_text_scores_exactly_as_the_composed_one(features):
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", NFC_TEXT)
+    assert nfd != NFC_TEXT
+    scorer = TextEval(features=features, quiet=True)
+    composed = scorer.score([NFC_TEXT], NFC_REFS).score
+    assert composed < 0  # a real distance, not an empty comparison
+    assert scorer.score([nfd], NFC_REFS).score == composed
+    assert scorer.score([nfd], [[NFC_TEXT]]).score == 0.0  # was -13.92 with words
+    refs_nfd = [[unicodedata.normalize("NFD", r) for r in NFC_REFS[0]]]
+    assert scorer.score([NFC_TEXT], refs_nfd).score == composed
+
+
+def test_combining_marks_stay_inside_words():
+    assert tokenize("राम ने किताब पढ़ी") == ["राम", "ने", "किताब", "पढ़ी"]
+    assert tokenize("cre\u0300me bru\u0302le\u0301e") == ["crème", "brûlée"]
+    # the clitic, abbreviation and hyphen rules are unchanged
+    assert tokenize("Don't go to the U.S. well-known") == ["Do", "n't", "go", "to", "the", "U.S.", "well-known"]
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\x00", "\u00ad", "\ufeff", "\u2060"])
+def test_invisible_characters_are_no_tokens_and_do_not_change_the_score(invisible):
+    text = "the cat sat on the mat"
+    refs = [["a cat sat on a mat", "the dog sat on the mat", "the cat is on the mat"]]
+    scorer = TextEval(features="words", quiet=True)
+    plain = scorer.score([text], refs).score
+    assert plain < 0
+    inside = text.replace("cat", f"c{invisible}at").replace(" on", f" {invisible}on")
+    assert tokenize(inside) == tokenize(text) == ["the", "cat", "sat", "on", "the", "mat"]
+    assert scorer.score([inside], refs).score == plain
