@@ -53,6 +53,20 @@ class TextEvalConfig(MetricConfig):
     linguistic_backend: str = option("auto", "tagger of features=tags (auto: spaCy, else stanza)",
                                      choices=("auto", "spacy", "stanza"), short="backend")
 
+    def inert(self) -> frozenset:
+        """Options that cannot change a score here, left out of the signature: the tagger and
+        tag set unless ``features="tags"`` (no tagger is built), ``lowercase`` unless
+        ``features="words"`` (ambiguity classes and tags do not depend on it), ``min_r2``
+        with ``approach="direct"`` (it only flags scaling results)."""
+        unused = set()
+        if self.features != "tags":
+            unused |= {"tagset", "linguistic_backend"}
+        if self.features != "words":
+            unused.add("lowercase")
+        if self.approach == "direct":
+            unused.add("min_r2")
+        return frozenset(unused)
+
 
 class TextEval(Scorer):
     """TextEval: multinomial distances to a standard set (see :mod:`nlgmetrics.texteval`)."""
