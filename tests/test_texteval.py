@@ -323,6 +323,31 @@ def test_system_level_mode_with_missing_outputs_compares_shared_segments(words):
         words.score_systems({"A": ["x"], "B": ["y", "z"]})
 
 
+def test_bare_strings_are_refused_not_split_into_characters(words):
+    # a bare string used to become one member (or segment) per character
+    with pytest.raises(ValueError, match="texts must be a list of strings, not a single str"):
+        words.rank_set("abc")
+    with pytest.raises(ValueError, match=r"outputs\['A'\] must be a list of strings, not a single str"):
+        words.score_systems({"A": "abc", "B": "abd", "C": "abe"})
+    with pytest.raises(ValueError, match=r"outputs\['B'\]\[1\] must be a str, got int"):
+        words.score_systems({"A": ["a b", None], "B": ["a c", 3]})
+    with pytest.raises(ValueError, match=r"texts\[1\] is None"):
+        words.rank_set(["a b", None])
+    one = words.rank_set(["abc"])
+    assert one.names == ["0"] and one.tokens == [1] and one.scores == [0.0]
+    systems = words.score_systems({"A": ["abc"], "B": ["abd"], "C": ["abe"]})
+    # three one-token documents, no token shared: G2 of [[1, 0, 0], [0, 1, 1]] = 2 ln 6.75
+    assert systems.tokens == [1, 1, 1] and systems.direct == pytest.approx([-2 * math.log(6.75)] * 3)
+
+
+def test_ratings_must_rate_every_system(words):
+    outputs = {"A": ["the cat sat"], "B": ["a cat sat"], "C": ["the dog ran"]}
+    with pytest.raises(ValueError, match="ratings has no rating for system\\(s\\) 'B', 'C'"):
+        words.score_systems(outputs, ratings={"A": 1})
+    rated = words.score_systems(outputs, ratings={"A": 2, "B": 1, "C": 0})
+    assert rated.direct == pytest.approx(words.rank_set([v[0] for v in outputs.values()], ratings=[2, 1, 0]).direct)
+
+
 # --- evaluate wrapper ------------------------------------------------------------------------
 
 def test_evaluate_wrapper_matches_the_core():

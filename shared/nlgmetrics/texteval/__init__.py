@@ -4,7 +4,8 @@ translations resemble each other more than bad ones.
 
 Every text becomes a multinomial over one of three kinds of feature (``features``):
 
-- ``words``: lowercased word tokens (a regex tokenizer that splits English clitics);
+- ``words``: lowercased word tokens (a regex tokenizer that splits English clitics, on the
+  NFC-normalised text without invisible characters; combining marks stay inside words);
 - ``tags``: part-of-speech tags from the project's tagger (spaCy; Penn ``xpos`` by default);
 - ``classes``: ambiguity classes, the set of tags a lexicon allows a word whatever its
   context: WordNet's POS set of the word plus the closed-class tags of a built-in list

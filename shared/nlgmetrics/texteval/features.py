@@ -4,8 +4,11 @@ part-of-speech tags of the project's tagger, and n-gram counting."""
 from __future__ import annotations
 
 import re
+import sys
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from ..core.cache import LRUCache
@@ -42,8 +45,10 @@ CLOSED_CLASS: dict[str, str] = {
 }
 
 _WN_TAGS = {"n": "NOUN", "v": "VERB", "a": "ADJ", "s": "ADJ", "r": "ADV"}
-_TOKEN = re.compile(r"(?:[A-Za-z]\.){2,}|\d+(?:[.,:/]\d+)*|\w+(?=n't\b)|n't\b|'(?:s|re|ve|d|ll|m|em)\b|\w+(?:-\w+)*|[^\w\s]",
-                    re.IGNORECASE)
+#: the token pattern with ``W`` standing for a word character: ``\w`` or a combining mark
+#: (Mn, Mc), so that a mark stays inside its word (Devanagari vowel signs, a decomposed accent)
+_TOKEN_PATTERN = r"(?:[A-Za-z]\.){2,}|\d+(?:[.,:/]\d+)*|W+(?=n't\b)|n't\b|'(?:s|re|ve|d|ll|m|em)\b|W+(?:-W+)*|[^W\s]"
+MARK_CATEGORIES = ("Mn", "Mc")
 _NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*$")
 _SPACE_TAGS = {"_SP", "SP", "SPACE"}
 _BOUNDARY = ("<s>", "</s>")
@@ -51,10 +56,38 @@ _CLASSES: LRUCache[str, str] = LRUCache(max_entries=200_000, max_bytes=64 * 2**2
 _CLOSED: dict[str, tuple[str, ...]] = {}
 
 
+@lru_cache(maxsize=1)
+def _token_regex() -> re.Pattern:
+    """:data:`_TOKEN_PATTERN` compiled, ``W`` expanded to ``\\w`` plus the combining marks of
+    this Python's Unicode database (built on first use: a scan of all code points)."""
+    ranges: list[str] = []
+    start = None
+    for code in range(sys.maxunicode + 2):
+        mark = code <= sys.maxunicode and unicodedata.category(chr(code)) in MARK_CATEGORIES
+        if mark and start is None:
+            start = code
+        elif not mark and start is not None:
+            ranges.append(f"\\U{start:08x}-\\U{code - 1:08x}")
+            start = None
+    marks = "".join(ranges)
+    pattern = _TOKEN_PATTERN.replace("[^W\\s]", f"[^\\w\\s{marks}]").replace("W", f"[\\w{marks}]")
+    return re.compile(pattern, re.IGNORECASE)
+
+
 def tokenize(text: str) -> list[str]:
     """Word and punctuation tokens; clitics split as in the Penn treebank (do n't, it 's);
-    dotted abbreviations (U.S., e.g.) are one token."""
-    return _TOKEN.findall(text.replace("\u2019", "'"))
+    dotted abbreviations (U.S., e.g.) are one token. The text is first NFC-normalised and its
+    invisible characters removed (format and control characters other than whitespace:
+    :func:`~nlgmetrics.rome.features.visible_text`), and combining marks stay inside their word,
+    so canonically equivalent texts give the same tokens.
+
+    >>> tokenize("cafe\\u0301 \\u0930\\u093e\\u092e the\\u200bcat")
+    ['café', 'राम', 'thecat']
+    """
+    from ..rome.features import visible_text  # TODO(core): visible_text moves to the core
+
+    text = unicodedata.normalize("NFC", visible_text(text))
+    return _token_regex().findall(text.replace("\u2019", "'"))
 
 
 def closed_class_lexicon() -> dict[str, tuple[str, ...]]:

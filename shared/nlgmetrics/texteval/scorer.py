@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.base import Inputs, Record, Scorer
+from ..core.base import Inputs, Record, Scorer, _as_list, _check_text, validate_texts
 from ..core.config import MetricConfig, option
 from ..core.progress import progress
 from ..core.result import MetricResult
@@ -52,6 +52,20 @@ class TextEvalConfig(MetricConfig):
                            low=0.0, high=1.0, short="minr2")
     linguistic_backend: str = option("auto", "tagger of features=tags (auto: spaCy, else stanza)",
                                      choices=("auto", "spacy", "stanza"), short="backend")
+
+    def inert(self) -> frozenset:
+        """Options that cannot change a score here, left out of the signature: the tagger and
+        tag set unless ``features="tags"`` (no tagger is built), ``lowercase`` unless
+        ``features="words"`` (ambiguity classes and tags do not depend on it), ``min_r2``
+        with ``approach="direct"`` (it only flags scaling results)."""
+        unused = set()
+        if self.features != "tags":
+            unused |= {"tagset", "linguistic_backend"}
+        if self.features != "words":
+            unused.add("lowercase")
+        if self.approach == "direct":
+            unused.add("min_r2")
+        return frozenset(unused)
 
 
 class TextEval(Scorer):
@@ -105,9 +119,7 @@ class TextEval(Scorer):
         With ``ratings`` (human ratings of the members, higher = better) each composite is
         weighted by the ratings of its members (:func:`rating_weights`); the pairwise
         distances and so the scale do not change, only its orientation may."""
-        texts = list(texts)
-        if any(not isinstance(t, str) for t in texts):
-            raise ValueError("rank_set takes a list of strings")
+        texts = validate_texts(texts, "texts")
         return self.rank_counts(self.counts(texts), ratings, names)
 
     def rank_counts(self, counts: Sequence[Mapping[str, float]], ratings: Sequence[float] | None = None,
@@ -123,13 +135,22 @@ class TextEval(Scorer):
         system has no output) concatenated into one document, the systems rated as a set.
         Pairs of systems are compared on the segments both have; a system's composite is
         the others' outputs of the segments it has."""
+        if not isinstance(outputs, Mapping):
+            raise ValueError(f"outputs must map each system's name to its outputs, got {type(outputs).__name__}")
         names = list(outputs)
-        columns = [list(outputs[s]) for s in names]
+        columns = []
+        for s in names:
+            field = f"outputs[{s!r}]"
+            columns.append([None if t is None else _check_text(t, field, i)
+                            for i, t in enumerate(_as_list(outputs[s], field))])
         if len({len(c) for c in columns}) > 1:
             raise ValueError("every system needs one entry (text or None) per segment")
+        if ratings is not None:
+            missing = [s for s in names if s not in ratings]
+            if missing:
+                raise ValueError(f"ratings has no rating for system(s) {', '.join(map(repr, missing))}; "
+                                 "rate every system or pass ratings=None")
         texts = [t for col in columns for t in col if t is not None]
-        if any(not isinstance(t, str) for t in texts):
-            raise ValueError("system outputs must be strings or None")
         table = dict(zip(texts, self.counts(texts)))
         segment_counts = [[None if t is None else table[t] for t in col] for col in columns]
         weights = None if ratings is None else [float(ratings[s]) for s in names]
