@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from ..core.base import visible_text
 from ..core.cache import LRUCache
 
 FEATURES = ("words", "tags", "classes")
@@ -78,14 +79,12 @@ def tokenize(text: str) -> list[str]:
     """Word and punctuation tokens; clitics split as in the Penn treebank (do n't, it 's);
     dotted abbreviations (U.S., e.g.) are one token. The text is first NFC-normalised and its
     invisible characters removed (format and control characters other than whitespace:
-    :func:`~nlgmetrics.rome.features.visible_text`), and combining marks stay inside their word,
+    :func:`~nlgmetrics.core.base.visible_text`), and combining marks stay inside their word,
     so canonically equivalent texts give the same tokens.
 
     >>> tokenize("cafe\\u0301 \\u0930\\u093e\\u092e the\\u200bcat")
     ['café', 'राम', 'thecat']
     """
-    from ..rome.features import visible_text  # TODO(core): visible_text moves to the core
-
     text = unicodedata.normalize("NFC", visible_text(text))
     return _token_regex().findall(text.replace("\u2019", "'"))
 
