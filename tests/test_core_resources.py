@@ -208,6 +208,10 @@ def test_encoder_word_and_sentence_vectors():
     assert odd["f1"][:2] == pytest.approx([1.0, 1.0], abs=1e-5) and odd["f1"][2] < 0.95
     # two emoji are one unknown token to this vocabulary: 1 + float rounding, clipped to the scale
     assert odd["f1"][3] == pytest.approx(1.0, abs=1e-6) and max(max(v) for v in odd.values()) <= 1.0
+    # a special token's spelling in user text is text, not a control id (BERTScore dropped it)
+    ids = enc.token_vectors(["hello [SEP] world", "hello world"])
+    assert enc.tokenizer.sep_token_id not in ids[0][1] and len(ids[0][1]) > len(ids[1][1]) + 1
+    assert bertscore(["[SEP]"], ["[SEP]"], enc)["f1"][0] == pytest.approx(1.0, abs=1e-6)
     with pytest.warns(UserWarning, match="truncated"):
         long = enc.token_vectors(["word " * 2000])
     assert len(long[0][1]) <= enc.max_length

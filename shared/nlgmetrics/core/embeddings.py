@@ -85,7 +85,7 @@ class ContextualEncoder:
         unique = list(dict.fromkeys(keys))
         as_input = (lambda k: list(k)) if is_split else (lambda k: k)
         full = self.tokenizer([as_input(k) for k in unique], is_split_into_words=is_split,
-                              truncation=False)["input_ids"] if unique else []
+                              truncation=False, split_special_tokens=True)["input_ids"] if unique else []
         lengths = {k: min(len(ids), self.max_length) for k, ids in zip(unique, full)}
         truncated = sum(len(ids) > self.max_length for ids in full)
         done: Dict = {}
@@ -96,7 +96,7 @@ class ContextualEncoder:
             for chunk, rows, width in progress(plan, desc=desc, quiet=self.quiet):
                 enc = self.tokenizer([as_input(k) for k in rows], is_split_into_words=is_split,
                                      padding="max_length", truncation=True, max_length=width,
-                                     return_tensors="pt")
+                                     return_tensors="pt", split_special_tokens=True)
                 out = self.model(**{k: v.to(self.device) for k, v in enc.items()
                                     if k in ("input_ids", "attention_mask", "token_type_ids")},
                                  output_hidden_states=want_all)

@@ -67,7 +67,7 @@ def _batched_probabilities(texts: Sequence[str], tokenizer: Any, forward: Callab
     probs = np.zeros(len(texts))
     if not len(texts):
         return probs
-    lengths = [len(ids) for ids in tokenizer(list(texts))["input_ids"]]
+    lengths = [len(ids) for ids in tokenizer(list(texts), split_special_tokens=True)["input_ids"]]
     cut = sum(n > max_length for n in lengths)
     if cut:
         warnings.warn(f"{cut} text(s) longer than {max_length} subword tokens were cut to that length for the "
@@ -77,7 +77,7 @@ def _batched_probabilities(texts: Sequence[str], tokenizer: Any, forward: Callab
         for chunk, rows, width in fixed_shape_batches(range(len(texts)), lengths.__getitem__, batch_size,
                                                       8, max_length):
             enc = tokenizer([texts[k] for k in rows], padding="max_length", truncation=True,
-                            max_length=width, return_tensors="pt")
+                            max_length=width, return_tensors="pt", split_special_tokens=True)
             probs[chunk] = forward(enc)[:len(chunk)].float().cpu().numpy()
     return probs
 

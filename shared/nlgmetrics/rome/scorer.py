@@ -276,7 +276,7 @@ class RoMe(Scorer):
         tok = self.encoder.tokenizer
         unk = tok.unk_token_id
         words = list(dict.fromkeys(w for ws in lists for w in ws))
-        ids = tok(words, add_special_tokens=False)["input_ids"] if words else []
+        ids = tok(words, add_special_tokens=False, split_special_tokens=True)["input_ids"] if words else []
         flag = {w: (not i) or (unk is not None and unk in i) for w, i in zip(words, ids)}
         return [[flag[w] for w in ws] for ws in lists]
 
@@ -287,7 +287,7 @@ class RoMe(Scorer):
 
         table = self.encoder.model.get_input_embeddings().weight
         words = list(dict.fromkeys(w for ws in lists for w in ws))
-        ids = self.encoder.tokenizer(words, add_special_tokens=False)["input_ids"] if words else []
+        ids = self.encoder.tokenizer(words, add_special_tokens=False, split_special_tokens=True)["input_ids"] if words else []
         with torch.inference_mode():
             vec = {w: (table[torch.tensor(i, device=table.device)].float().mean(0).cpu().numpy() if i
                        else np.zeros(table.shape[1], dtype=np.float32)) for w, i in zip(words, ids)}
