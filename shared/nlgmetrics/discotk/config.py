@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from numbers import Real
 from typing import Mapping, Optional, Union
@@ -56,6 +57,11 @@ class DiscoTKConfig(MetricConfig):
         w = self.weights
         if w is None:
             return
+        if isinstance(w, os.PathLike):  # a pathlib.Path names a weights file like its string does
+            w = os.fspath(w)
+            if not isinstance(w, str):
+                raise ValueError(f"weights must be None, 'uniform', 'tuned', a path or a mapping, got {self.weights!r}")
+            object.__setattr__(self, "weights", w)
         if isinstance(w, str):
             if not w.strip():
                 raise ValueError("weights must be 'uniform', 'tuned', a path, or a mapping; got an empty string")
@@ -69,3 +75,19 @@ class DiscoTKConfig(MetricConfig):
         for v in values:
             if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(float(v)):
                 raise ValueError(f"weights must map features to finite numbers, got {v!r}")
+
+    def inert(self) -> frozenset:
+        """``members`` for light (it combines the five kernels whatever the members are), and
+        ``normalization`` when the weights are a model (tuned, a file or a mapping: the learned
+        combination scores raw features; only uniform combinations are normalised)."""
+        out = set()
+        if self.variant == "light":
+            out.add("members")
+        if self.weights is not None and self.weights != "uniform":
+            out.add("normalization")
+        elif self.weights is None and self.variant == "party":
+            from .combine import has_shipped
+
+            if has_shipped(self.variant, self.lexical_layer, self.members):
+                out.add("normalization")
+        return frozenset(out)

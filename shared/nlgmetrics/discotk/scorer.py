@@ -104,11 +104,22 @@ class DiscoTK(Scorer):
                 data = json.loads(path.read_text())
             except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
                 raise ValueError(f"weights file {weights}: {err}") from None
-            key = weights_key(cfg.variant, cfg.lexical_layer, cfg.members)
-            entry = data.get(key, data) if isinstance(data, dict) else data
-            if not isinstance(entry, dict):
+            if not isinstance(data, dict):
                 raise ValueError(f"weights file {weights}: expected a JSON object")
-            return f"file:{path.name}", self._checked(PairwiseModel.from_dict(entry))
+            key = weights_key(cfg.variant, cfg.lexical_layer, cfg.members)
+            if isinstance(data.get(key), dict):
+                entry = data[key]
+            elif "features" in data or not any(isinstance(v, dict) for v in data.values()):
+                entry = data  # a file holding one model
+            else:  # several models (like the shipped file), none of them for this configuration
+                models = ", ".join(k for k, v in data.items() if isinstance(v, dict))
+                raise ValueError(f"weights file {weights} holds the models {models} but none for {key!r} "
+                                 "(the entry a file with several models needs for this configuration)")
+            try:
+                model = PairwiseModel.from_dict(entry)
+            except (TypeError, ValueError, KeyError) as err:
+                raise ValueError(f"weights file {weights}: not a weights model ({err})") from None
+            return f"file:{path.name}", self._checked(model)
         return "custom", self._checked(PairwiseModel.from_dict(weights))
 
     def _checked(self, model: PairwiseModel) -> PairwiseModel:

@@ -12,7 +12,8 @@
   A node's relation is the ``rel2par`` of its satellite children (or, when all children
   are nuclei, of its nuclei); ``<P>`` paragraph marks in EDU text are dropped.
 
-Relation names are mapped to the coarse classes of :mod:`.relations` on reading.
+Relation names are mapped to the coarse classes of :mod:`.relations` on reading. Trees nested
+more than :data:`MAX_DEPTH` (400) relation nodes deep are refused with a ``ValueError``.
 :func:`from_rst` reads both formats; :func:`to_rst` and :func:`to_dis` write them, and reading
 what they write gives the same tree.
 """
@@ -27,6 +28,25 @@ from .tree import DiscourseTree
 _RST_TOKENS = re.compile(r"_!.*?!_|\(|\)|[^\s()]+", re.DOTALL)
 _MARKS = re.compile(r"((?:\[[NS]\])+)$")
 _DIS_KINDS = {"Root", "Nucleus", "Satellite"}
+#: deepest RST tree read (nested relation nodes): the reader and everything that walks a
+#: discourse tree recurse once per level, so a deeper tree would exhaust Python's stack
+MAX_DEPTH = 400
+
+
+def _nesting(tokens: List[str], dis: bool) -> int:
+    """How many relation nodes nest at most (for ``.dis``, only brackets opening a node count,
+    and its EDUs are nodes too: one level below the deepest relation)."""
+    depth = top = 0
+    opened: List[bool] = []
+    for i, tok in enumerate(tokens):
+        if tok == "(":
+            is_node = not dis or (i + 1 < len(tokens) and tokens[i + 1] in _DIS_KINDS)
+            opened.append(is_node)
+            depth += is_node
+            top = max(top, depth)
+        elif tok == ")" and opened:
+            depth -= opened.pop()
+    return max(top - 1, 0) if dis else top
 
 
 def to_rst(tree: Optional[DiscourseTree]) -> str:
@@ -41,11 +61,16 @@ def to_rst(tree: Optional[DiscourseTree]) -> str:
 
 def from_rst(text: str) -> Optional[DiscourseTree]:
     """Read a bracketed or ``.dis`` RST tree (see the module doc); ``None`` for blank input.
-    Raises ``ValueError`` naming the problem on malformed input."""
+    Raises ``ValueError`` naming the problem on malformed input, and on a tree nested more
+    than :data:`MAX_DEPTH` relation nodes deep."""
     tokens = _RST_TOKENS.findall(text)
     if not tokens:
         return None
-    if len(tokens) > 1 and tokens[0] == "(" and tokens[1] in _DIS_KINDS:
+    dis = len(tokens) > 1 and tokens[0] == "(" and tokens[1] in _DIS_KINDS
+    depth = _nesting(tokens, dis)
+    if depth > MAX_DEPTH:
+        raise ValueError(f"RST tree nested {depth} relation nodes deep; at most {MAX_DEPTH} are supported")
+    if dis:
         return _from_dis(tokens)
     pos = 0
 
