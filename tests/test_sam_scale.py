@@ -66,10 +66,15 @@ def test_given_scores_outside_the_scale_are_refused():
         with pytest.raises(ValueError, match="base_range"):
             SAM(base="given", base_range=bad)
     # a mapping's keys, booleans and numeric strings are not scores
+    import numpy as np
+
     for bad, message in [({0: 0.9}, "must be a list of numbers"), ([True], r"base_scores\[0\] is not a number"),
+                         ([np.True_], r"base_scores\[0\] is not a number"),
                          (["0.5"], r"base_scores\[0\] is not a number")]:
         with pytest.raises(ValueError, match=message):
             sam.score([HYP], [REF], base_scores=bad)
+    # numpy and torch scalars are numbers
+    assert sam.score([HYP, HYP], [REF, REF], base_scores=[np.float32(0.5), np.array(0.5)]).details[0]["base"] == 0.5
     with pytest.raises(ValueError, match="base_range applies to base='given'"):
         SAMConfig(base="bleu", base_range=(0, 100))
 

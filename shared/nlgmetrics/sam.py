@@ -229,8 +229,8 @@ def check_base_scores(base_scores: Any, n: int,
     out = []
     for i, value in enumerate(values):
         try:
-            if isinstance(value, (bool, str, bytes)):  # float(True) and float("0.5") would pass
-                raise TypeError
+            if isinstance(value, (bool, str, bytes)) or getattr(value, "dtype", None) == bool:
+                raise TypeError  # float() would take True, np.True_ and "0.5"
             number = float(value)
         except (TypeError, ValueError):
             raise ValueError(f"base_scores[{i}] is not a number: {value!r}") from None
