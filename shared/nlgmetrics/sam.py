@@ -229,7 +229,7 @@ def check_base_scores(base_scores: Any, n: int,
     out = []
     for i, value in enumerate(values):
         try:
-            if isinstance(value, (bool, str, bytes)) or getattr(value, "dtype", None) == bool:
+            if isinstance(value, (bool, str, bytes)) or str(getattr(value, "dtype", "")) == "bool":
                 raise TypeError  # float() would take True, np.True_ and "0.5"
             number = float(value)
         except (TypeError, ValueError):
