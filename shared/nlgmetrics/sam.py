@@ -22,7 +22,6 @@ to ``p * min(1, k / n)`` for a mismatch of n > k items (:func:`damped_p`; measur
 from __future__ import annotations
 
 import math
-import os
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -94,8 +93,6 @@ class SAMConfig(MetricConfig):
     def check(self) -> None:
         if self.base != "bertscore" and (self.model is not None or self.layer is not None):
             raise ValueError(f"model/layer only apply to base='bertscore', not {self.base!r}")
-        if isinstance(self.lexicon, os.PathLike):
-            object.__setattr__(self, "lexicon", os.fspath(self.lexicon))
         if not isinstance(self.lexicon, (str, Mapping)):
             raise ValueError(f"lexicon must be a name, a file path or a mapping, got {type(self.lexicon).__name__}")
         if self.base_range is not None:

@@ -70,6 +70,12 @@ class OptionSpec:
         return self.type
 
     @property
+    def takes_str(self) -> bool:
+        """True when a string is one of the option's types (``str``, ``str | None``, ``str | Mapping``)."""
+        base = self.base_type
+        return base is str or (is_union(base) and str in typing.get_args(base))
+
+    @property
     def optional(self) -> bool:
         return type(None) in typing.get_args(self.type)
 
@@ -122,8 +128,8 @@ class OptionSpec:
                     raise ValueError(f"{self.name} must be a finite number, got {value}")
             if not self._in_range(value):
                 raise ValueError(f"{self.name} must be {self.describe_range()}, got {value!r}")
-        elif base is str and isinstance(value, os.PathLike):
-            value = os.fspath(value)  # a path option given as a pathlib.Path
+        elif isinstance(value, os.PathLike) and self.takes_str:
+            value = os.fspath(value)  # a path given as a pathlib.Path, for any option a string can fill
         if base is str and not isinstance(value, str):
             raise ValueError(f"{self.name} must be a string, got {type(value).__name__}")
         if self.choices is not None and value not in self.choices:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from numbers import Real
 from typing import Mapping, Optional, Union
@@ -57,11 +56,6 @@ class DiscoTKConfig(MetricConfig):
         w = self.weights
         if w is None:
             return
-        if isinstance(w, os.PathLike):  # a pathlib.Path names a weights file like its string does
-            w = os.fspath(w)
-            if not isinstance(w, str):
-                raise ValueError(f"weights must be None, 'uniform', 'tuned', a path or a mapping, got {self.weights!r}")
-            object.__setattr__(self, "weights", w)
         if isinstance(w, str):
             if not w.strip():
                 raise ValueError("weights must be 'uniform', 'tuned', a path, or a mapping; got an empty string")
