@@ -103,7 +103,7 @@ class TranslationCache:
         self._memory: LRUCache[str, str] = LRUCache(max_entries, max_bytes)
         self.path: Path | None = None
         if cache_dir is not None:
-            if not str(cache_dir).strip():  # Path("") is the working directory: never a silent default
+            if not str(cache_dir).strip():  # "" would mean the working directory; an explicit "." still does
                 raise ValueError(f"cache_dir must be None (memory only) or a directory, got {cache_dir!r}")
             directory = Path(cache_dir).expanduser()
             directory.mkdir(parents=True, exist_ok=True)
