@@ -113,12 +113,15 @@ def _check_text(item: Any, field: str, index: int) -> str:
     return normalize_text(item)
 
 
-def validate_texts(values: Any, field: str, *, multi: bool = False) -> List[Any]:
-    """Check one field; with ``multi`` each item may be a string or a non-empty list of them."""
+def validate_texts(values: Any, field: str, *, multi: bool = False, allow_none: bool = False) -> List[Any]:
+    """Check one field; with ``multi`` each item may be a string or a non-empty list of them;
+    with ``allow_none`` an item may be None (kept: e.g. a system without an output)."""
     items = _as_list(values, field)
     out: List[Any] = []
     for i, item in enumerate(items):
-        if multi and not isinstance(item, str) and item is not None:
+        if allow_none and item is None:
+            out.append(None)
+        elif multi and not isinstance(item, str) and item is not None:
             group = _as_list(item, f"{field}[{i}]")
             if not group:
                 raise ValueError(f"{field}[{i}] is an empty list; give at least one text")

@@ -137,15 +137,11 @@ class LRUCache(Generic[K, V]):
         keys = list(keys)
         found: Dict[K, V] = {}
         missing: List[K] = []
-        seen_missing: set = set()
         with self._lock:
-            for k in keys:
-                if k in found or k in seen_missing:
-                    continue
+            for k in dict.fromkeys(keys):  # each key once, in first-seen order
                 item = self._data.get(k)
                 if item is None:
                     missing.append(k)
-                    seen_missing.add(k)
                     self.misses += 1
                 else:
                     self._data.move_to_end(k)

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.base import Inputs, Record, Scorer, _as_list, _check_text, validate_texts
+from ..core.base import Inputs, Record, Scorer, validate_texts
 from ..core.config import MetricConfig, option
 from ..core.progress import progress
 from ..core.result import MetricResult
@@ -138,11 +138,7 @@ class TextEval(Scorer):
         if not isinstance(outputs, Mapping):
             raise ValueError(f"outputs must map each system's name to its outputs, got {type(outputs).__name__}")
         names = list(outputs)
-        columns = []
-        for s in names:
-            field = f"outputs[{s!r}]"
-            columns.append([None if t is None else _check_text(t, field, i)
-                            for i, t in enumerate(_as_list(outputs[s], field))])
+        columns = [validate_texts(outputs[s], f"outputs[{s!r}]", allow_none=True) for s in names]
         if len({len(c) for c in columns}) > 1:
             raise ValueError("every system needs one entry (text or None) per segment")
         if ratings is not None:
