@@ -43,7 +43,7 @@ def test_load_shares_equivalent_configurations():
 
 @pytest.mark.parametrize("bad", [{"members": "all"}, {"decay": 1.5}, {"decay": float("nan")}, {"max_words": 0},
                                  {"cache_size": 0}, {"batch_size": 0}, {"lexical_layer": "tree"},
-                                 {"linguistic_backend": "nltk"}])
+                                 {"linguistic_backend": "nltk"}, {"spacy_model": ""}, {"spacy_model": "  "}])
 def test_option_errors_name_the_option(bad):
     name = next(iter(bad))
     with pytest.raises(ValueError, match=name):

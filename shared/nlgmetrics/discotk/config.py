@@ -53,6 +53,9 @@ class DiscoTKConfig(MetricConfig):
                              signature="never")
 
     def check(self) -> None:
+        if self.spacy_model is not None and not self.spacy_model.strip():
+            raise ValueError("spacy_model must name a spaCy pipeline, or be None for the installed English "
+                             "default; got an empty string")
         w = self.weights
         if w is None:
             return
