@@ -25,13 +25,17 @@ class ModelUnavailableError(RuntimeError):
     """A model could not be found locally and the hub cannot be reached."""
 
 
+def _mps_available() -> bool:
+    mps = getattr(torch.backends, "mps", None)
+    return bool(mps is not None and mps.is_available())
+
+
 def resolve_device(device: Union[str, torch.device, None] = "auto") -> torch.device:
     """``auto`` picks cuda, then mps, then cpu; anything else is passed to ``torch.device``."""
     if device is None or str(device) == "auto":
         if torch.cuda.is_available():
             return torch.device("cuda")
-        mps = getattr(torch.backends, "mps", None)
-        if mps is not None and mps.is_available():
+        if _mps_available():
             return torch.device("mps")
         return torch.device("cpu")
     try:
@@ -40,7 +44,7 @@ def resolve_device(device: Union[str, torch.device, None] = "auto") -> torch.dev
         raise ValueError(f"unknown device {device!r}; use auto, cpu, cuda, cuda:N or mps") from None
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} requested but CUDA is not available")
-    if dev.type == "mps" and not getattr(getattr(torch.backends, "mps", None), "is_available", lambda: False)():
+    if dev.type == "mps" and not _mps_available():
         raise ValueError(f"device {device!r} requested but MPS is not available")
     if dev.type not in ("cpu", "cuda", "mps"):
         raise ValueError(f"device {device!r} is not supported; use auto, cpu, cuda, cuda:N or mps")

@@ -39,7 +39,7 @@ from ..core.models import (
     resolve_device,
     resolve_dtype,
 )
-from ..core.resources import data_path
+from ..core.resources import user_or_data_file
 from .features import SENTENCE_ENDS
 
 DELTA_PREFIX = "delta."  # dense additive delta of a parameter (LayerNorms; all of the earlier format)
@@ -272,7 +272,7 @@ class TunedGrammarHead:
 
     def __init__(self, weights: str | Path, *, device: Any = "auto", dtype: Any = "fp32",
                  batch_size: int = 32, max_length: int = 256, encoder_path: str | None = None) -> None:
-        path = Path(weights) if Path(weights).exists() else data_path(str(weights))
+        path = user_or_data_file(weights)
         with np.load(path) as data:
             if "lora_scale" not in data and "tuned_layers" not in data:
                 raise ValueError(f"{path} is not a tuned grammar head (no lora_scale); retrain it with "

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.resources import data_path
+from ..core.resources import user_or_data_file
 
 #: feature order of the network input (the reference code's)
 FEATURE_ORDER = ("f_grammar", "f_ted", "f_emd")
@@ -49,7 +49,7 @@ class ScorerNetwork:
         if isinstance(weights, dict):
             payload, self.name = weights, str(weights.get("name", "network"))
         else:
-            path = Path(weights) if Path(weights).exists() else data_path(str(weights))
+            path = user_or_data_file(weights)
             payload, self.name = json.loads(path.read_text()), path.name
         self.kind = str(payload.get("kind", "paper"))
         if self.kind not in KINDS:

@@ -20,7 +20,7 @@ from ..core.base import Inputs, Record, Scorer, mean_reduce, validate_inputs, va
 from ..core.config import MetricConfig, option
 from ..core.embeddings import ContextualEncoder
 from ..core.linguistic import get_analyzer
-from ..core.resources import DATA_DIR
+from ..core.resources import user_or_data_file
 from ..core.result import MetricResult
 from .features import (
     ALIGNMENT_RULES,
@@ -176,9 +176,11 @@ class RoMeConfig(MetricConfig):
 def _check_file_option(option: str, value: str, expected: str) -> None:
     """Refuse, when the scorer is built rather than at its first score, a file option that
     names neither a file nor one shipped with the package."""
-    if not Path(value).exists() and not (DATA_DIR / value).exists():
+    try:
+        user_or_data_file(value)
+    except FileNotFoundError:
         raise FileNotFoundError(f"{option}={value!r}: no such file ({Path(value).absolute()}) and no file of "
-                                f"that name ships with nlgmetrics; give {expected}")
+                                f"that name ships with nlgmetrics; give {expected}") from None
 
 
 def _checked_pairs(predictions: Any, references: Any) -> tuple[list[str], list[str]]:
