@@ -171,18 +171,18 @@ def meteor_align(hyp: Sequence[str], ref: Sequence[str], *, stem: bool = True,
         free_h.discard(i)
         free_r.discard(j)
 
-    # exact and stem: equal keys, found through an index (each word's stem computed once)
-    keyed = [("exact", list(hyp), list(ref))]
+    # exact and stem: equal keys, found through an index; keys only for the words still free
+    keyed: List[Tuple[str, Callable[[str], str]]] = [("exact", str)]
     if stem:
-        keyed.append(("stem", [_stem(w) for w in hyp], [_stem(w) for w in ref]))
-    for stage, hyp_keys, ref_keys in keyed:
+        keyed.append(("stem", _stem))
+    for stage, key in keyed:
         if not free_h or not free_r:
             break
         where: Dict[str, List[int]] = {}
         for j in free_r:
-            where.setdefault(ref_keys[j], []).append(j)
+            where.setdefault(key(ref[j]), []).append(j)
         for i in sorted(free_h):
-            cands = [j for j in where.get(hyp_keys[i], ()) if j in free_r]
+            cands = [j for j in where.get(key(hyp[i]), ()) if j in free_r]
             if cands:
                 take(i, cands, stage)
     if synonyms and free_h and free_r:
