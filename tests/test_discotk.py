@@ -103,6 +103,32 @@ def test_hwcm_and_overlap_hand_cases():
     assert dependency_overlap({}, {}) == 1.0
 
 
+def test_dependency_overlap_does_not_depend_on_the_hash_seed():
+    """DP-Or averages over a set of relation names; the set's order follows the process's
+    string hash seed, and a plain float sum in that order gave different last bits in
+    different processes (three distinct values over eight seeds for this input)."""
+    import subprocess
+    import sys
+    script = (
+        "from collections import Counter\n"
+        "from nlgmetrics.discotk import dependency_overlap\n"
+        f"rels = {['nsubj', 'obj', 'amod', 'det', 'case', 'nmod', 'advmod', 'aux', 'cop', 'mark', 'conj', 'cc', 'compound', 'obl', 'xcomp', 'ccomp', 'acl', 'nummod', 'appos', 'punct']!r}\n"
+        "hyp = {r: Counter({'a': i % 3 + 1, 'b': 1}) for i, r in enumerate(rels)}\n"
+        "ref = {r: Counter({'a': 1, 'c': i % 5 + 1}) for i, r in enumerate(rels)}\n"
+        "print(repr(dependency_overlap(hyp, ref)))\n")
+    outputs = set()
+    for seed in range(8):
+        env = dict(__import__("os").environ, PYTHONHASHSEED=str(seed))
+        run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        outputs.add(run.stdout.strip())
+    assert len(outputs) == 1, outputs
+    # the exact mean of the 20 per-relation ratios, computed with fractions
+    from fractions import Fraction
+    # (per relation: min counts sum to 1 ('a'); max counts to (i % 3 + 1) + 1 + (i % 5 + 1))
+    exact = sum(Fraction(1, (i % 3 + 1) + 1 + (i % 5 + 1)) for i in range(20)) / 20
+    assert float(outputs.pop()) == pytest.approx(float(exact), rel=1e-15)
+
+
 def test_tuned_party_uses_shipped_weights():
     assert shipped_model("party").features == REPRESENTATIONS + PARTY_MEMBERS
     model = shipped_model("party", "flat", "asiya+extra")

@@ -3,6 +3,7 @@ here (TER, METEOR, head-word-chain matching, dependency overlap) and the extra m
 (chrF, sentence BLEU, sentence BERTScore) of ``members="asiya+extra"``."""
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
@@ -85,11 +86,11 @@ def dependency_overlap(hyp: Dict[str, Counter], ref: Dict[str, Counter]) -> floa
     types = set(hyp) | set(ref)
     if not types:
         return 1.0
-    total = 0.0
-    for t in types:
-        h, r = hyp.get(t, Counter()), ref.get(t, Counter())
-        total += sum((h & r).values()) / sum((h | r).values())
-    return total / len(types)
+    # math.fsum is exact, so the result does not depend on the set's order, which changes
+    # with the process's string hash seed (a plain sum's last bits did)
+    empty: Counter = Counter()
+    return math.fsum(sum((hyp.get(t, empty) & ref.get(t, empty)).values())
+                     / sum((hyp.get(t, empty) | ref.get(t, empty)).values()) for t in types) / len(types)
 
 
 def has_word(text: str) -> bool:
