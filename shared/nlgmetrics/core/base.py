@@ -131,6 +131,16 @@ def validate_texts(values: Any, field: str, *, multi: bool = False, allow_none: 
     return out
 
 
+def reference_group(item: str | Sequence[str]) -> List[str]:
+    """One segment's references as a list (a multi-reference field holds a string or a list
+    of strings per segment; a string is one reference).
+
+    >>> reference_group("a cat"), reference_group(("a cat", "the cat"))
+    (['a cat'], ['a cat', 'the cat'])
+    """
+    return [item] if isinstance(item, str) else list(item)
+
+
 def validate_inputs(
     predictions: Any,
     references: Any = None,

@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import torch
 
+from .base import reference_group
 from .cache import LRUCache
 from .models import dtype_name, expand_alias, fixed_shape_batches, load_pretrained, resolve_device, resolve_dtype
 from .progress import progress
@@ -218,7 +219,7 @@ def bertscore(candidates: Sequence[str], references: Sequence[Union[str, Sequenc
     candidate or reference scores 0."""
     if len(candidates) != len(references):
         raise ValueError(f"{len(candidates)} candidates but {len(references)} references")
-    ref_lists = [[r] if isinstance(r, str) else list(r) for r in references]
+    ref_lists = [reference_group(r) for r in references]
     flat_refs = [r for group in ref_lists for r in group]
     vecs = encoder.token_vectors(list(candidates) + flat_refs)
     cand_vecs, ref_vecs = vecs[:len(candidates)], vecs[len(candidates):]

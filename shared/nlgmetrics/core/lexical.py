@@ -7,13 +7,10 @@ import functools
 import re
 from typing import Any, Callable, Dict, List, Sequence, Tuple, Union
 
+from .base import reference_group
 from .cache import LRUCache
 
 Refs = Union[str, Sequence[str]]
-
-
-def _refs(ref: Refs) -> List[str]:
-    return [ref] if isinstance(ref, str) else list(ref)
 
 
 @functools.lru_cache(maxsize=1)
@@ -40,17 +37,17 @@ def _ter() -> Any:
 def sentence_bleu(hyp: str, ref: Refs) -> float:
     """sacrebleu sentence BLEU (effective order, exp smoothing), 0-100 (sacrebleu's float
     rounding, e.g. 100.00000000000004 for an identical pair, clipped to the scale)."""
-    return min(100.0, float(_bleu().sentence_score(hyp, _refs(ref)).score))
+    return min(100.0, float(_bleu().sentence_score(hyp, reference_group(ref)).score))
 
 
 def sentence_chrf(hyp: str, ref: Refs) -> float:
     """sacrebleu chrF (n=6, beta=2), 0-100 (clipped, as BLEU)."""
-    return min(100.0, float(_chrf().sentence_score(hyp, _refs(ref)).score))
+    return min(100.0, float(_chrf().sentence_score(hyp, reference_group(ref)).score))
 
 
 def sentence_ter(hyp: str, ref: Refs) -> float:
     """sacrebleu TER (edits per reference word, x100; lower is better, may exceed 100)."""
-    return float(_ter().sentence_score(hyp, _refs(ref)).score)
+    return float(_ter().sentence_score(hyp, reference_group(ref)).score)
 
 
 _WORD = re.compile(r"\w+(?:[-']\w+)*|[^\w\s]", re.UNICODE)
@@ -218,7 +215,7 @@ def sentence_meteor(hyp: str, ref: Refs) -> float:
     ``automobile``/``car`` never match there."""
     hyp_toks = meteor_tokenize(hyp)
     best = 0.0
-    for r in _refs(ref):
+    for r in reference_group(ref):
         ref_toks = meteor_tokenize(r)
         score = meteor_from_alignment(len(hyp_toks), len(ref_toks), meteor_align(hyp_toks, ref_toks))
         best = max(best, score)

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.base import Inputs, Record, Scorer, mean_reduce, validate_inputs, validate_texts
+from ..core.base import Inputs, Record, Scorer, mean_reduce, reference_group, validate_inputs, validate_texts
 from ..core.config import MetricConfig, option
 from ..core.embeddings import ContextualEncoder
 from ..core.linguistic import get_analyzer
@@ -415,7 +415,7 @@ class RoMe(Scorer):
 
     # -- Scorer hooks -----------------------------------------------------------------------
     def score_segments(self, inputs: Inputs) -> list[Record]:
-        groups = [[r] if isinstance(r, str) else list(r) for r in inputs.references or []]
+        groups = [reference_group(r) for r in inputs.references or []]
         flat_h = [h for h, g in zip(inputs.predictions, groups) for _ in g]
         flat_r = [r for g in groups for r in g]
         feats = self._features(flat_h, flat_r, NEEDS[self.config.component], True)  # inputs already validated

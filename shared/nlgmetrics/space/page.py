@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import gradio as gr
 
+from nlgmetrics.core.base import reference_group
 from nlgmetrics.core.result import MetricResult
 
 from .draw import MAX_DRAWN
@@ -105,7 +106,7 @@ def all_warnings(spec: SpaceSpec, scorer: Any, result: MetricResult, inputs: Dic
     out += [("metric", str(text)) for text in result.corpus.get("warnings", []) or []]
     if spec.english_only:
         refs = inputs.get("references") or []
-        texts = list(inputs["predictions"]) + [r for ref in refs for r in ([ref] if isinstance(ref, str) else ref)]
+        texts = list(inputs["predictions"]) + [r for ref in refs for r in reference_group(ref)]
         if not any(key == "non-english" for key, _ in out):
             out += english_warning(texts, spec.english_only)
     return out

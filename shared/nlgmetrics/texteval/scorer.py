@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.base import Inputs, Record, Scorer, validate_texts
+from ..core.base import Inputs, Record, Scorer, reference_group, validate_texts
 from ..core.config import MetricConfig, option
 from ..core.progress import progress
 from ..core.result import MetricResult
@@ -198,7 +198,7 @@ class TextEval(Scorer):
         """Rate each prediction against the references of its row; with
         ``corpus="document"`` each record also carries the counts of the prediction and of
         each reference, from which the reduction builds the documents."""
-        refs = [[r] if isinstance(r, str) else list(r) for r in inputs.references or []]
+        refs = [reference_group(r) for r in inputs.references or []]
         document = self.config.corpus == "document"
         if document and self.config.approach == "scaling" and len({len(r) for r in refs}) > 1:
             raise ValueError("corpus='document' with approach='scaling' needs the same number of references "
