@@ -128,6 +128,19 @@ def check_directions(directions: str | Sequence[str], exclude: Sequence[str]) ->
     return chosen
 
 
+def scored_directions(chosen: str | Sequence[str], exclude: Sequence[str] = (), *,
+                      with_sources: bool = True) -> tuple[str, ...]:
+    """The directions scored for inputs with or without sources: ``chosen`` is ``auto`` (all
+    eight with sources, the ``reference`` set without) or the names :func:`check_directions`
+    returned; ``exclude`` is removed from ``auto``'s (the names are already without it)."""
+    if isinstance(chosen, str):
+        if chosen != "auto":
+            raise ValueError(f"scored_directions takes 'auto' or a tuple of names, got {chosen!r}")
+        excluded = {str(d).lower() for d in exclude}
+        return tuple(d for d in DIRECTION_SETS["all" if with_sources else "reference"] if d not in excluded)
+    return tuple(chosen)
+
+
 def canonical_directions(directions: Sequence[str]) -> tuple[str, ...]:
     """A list of direction names lower-cased, without duplicates, in :data:`ALL_DIRECTIONS`'s
     order (unknown names kept, last, for the caller's error): lists naming the same set score

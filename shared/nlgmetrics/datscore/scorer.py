@@ -24,6 +24,7 @@ from .directions import (
     check_fixed_weights,
     direction_weights,
     fixed_weights_text,
+    scored_directions,
 )
 
 DEFAULT_MODEL = "facebook/m2m100_418M"
@@ -93,8 +94,7 @@ class DATScoreConfig(MetricConfig):
             chosen = canonical_directions(self.directions)
             named = [k for k, v in DIRECTION_SETS.items() if k != "bartscore" and v == chosen]
             object.__setattr__(self, "directions", named[0] if named else chosen)
-        candidates = ALL_DIRECTIONS if self.directions == "auto" else (
-            DIRECTION_SETS[self.directions] if isinstance(self.directions, str) else self.directions)
+        candidates = scored_directions(check_directions(self.directions, ()))
         excluded = {str(d).lower() for d in self.exclude_directions}
         object.__setattr__(self, "exclude_directions", tuple(d for d in candidates if d in excluded))
         weights = self.direction_weights
@@ -111,10 +111,8 @@ class DATScoreConfig(MetricConfig):
     def possible_directions(self) -> tuple[str, ...]:
         """The directions this configuration can score: ``auto``'s 8 (with sources) or 4
         (without), exclusions removed, or the chosen ones."""
-        chosen = check_directions(self.directions, self.exclude_directions)
-        if chosen == "auto":
-            return tuple(d for d in ALL_DIRECTIONS if d not in self.exclude_directions)
-        return tuple(chosen)
+        return scored_directions(check_directions(self.directions, self.exclude_directions),
+                                 self.exclude_directions)
 
     def inert(self) -> frozenset:
         """Options that cannot change a score here: without an augmented direction the
@@ -188,11 +186,7 @@ class DATScore(Scorer):
 
     def _active_directions(self, with_sources: bool) -> tuple[str, ...]:
         """The directions scored for inputs with or without sources."""
-        if self.directions == "auto":
-            base = DIRECTION_SETS["all" if with_sources else "reference"]
-            names = tuple(d for d in base if d not in self.excluded)
-        else:
-            names = tuple(self.directions)
+        names = scored_directions(self.directions, self.excluded, with_sources=with_sources)
         if not names:
             raise ValueError("no direction left to score")
         return names
