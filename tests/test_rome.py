@@ -190,15 +190,20 @@ def test_every_cut_is_warned_once_per_call(rome):
     """max_words counts the words F_EMD and F_TED see (split at punctuation too), F_grammar
     warns when its classifier cuts a text at 256 subword tokens, and a call warns once."""
     joined = ",".join(["word"] * 2000)  # one whitespace word, 2,000 words
-    with pytest.warns(UserWarning, match=r"1 text\(s\) longer than 256 words .* max_words=256"):
+    with pytest.warns(UserWarning, match=r"1 distinct text\(s\) longer than 256 words .* max_words=256"):
         rome.f_emd([joined], ["word"])
-    with pytest.warns(UserWarning, match=r"1 text\(s\) longer than 256 words"):
+    with pytest.warns(UserWarning, match=r"1 distinct text\(s\) longer than 256 words"):
         rome.f_ted([",".join(["word"] * 300)], ["word"])
     with pytest.warns(UserWarning, match=r"1 text\(s\) longer than 256 subword tokens .* grammar classifier"):
         rome.f_grammar([" ".join(["unbelievably"] * 200)])  # 200 words, over 256 word pieces
     assert _cut_warnings(lambda: rome.f_emd(["word " * 300, joined], ["word " * 300, "word"])) == [
-        "3 text(s) longer than 256 words (split at whitespace, and at punctuation for F_EMD and F_TED) "
-        "were cut to max_words=256"]
+        "3 distinct text(s) longer than 256 words (split at whitespace, and at punctuation for F_EMD and "
+        "F_TED) were cut to max_words=256"]
+    # a long hypothesis with three references is one text, not three (it counted once per reference)
+    assert [w for w in _cut_warnings(lambda: rome.score(["word " * 300], [["a word", "the word", "word"]]))
+            if "max_words" in w] == [
+        "1 distinct text(s) longer than 256 words (split at whitespace, and at punctuation for F_EMD and "
+        "F_TED) were cut to max_words=256"]
     assert _cut_warnings(lambda: rome.score(["word " * 250], ["word " * 254])) == []  # 252 word pieces with [CLS], [SEP]
     assert _cut_warnings(lambda: rome.f_emd([",".join(["word"] * 256)], ["word"])) == []
 

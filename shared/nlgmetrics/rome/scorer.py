@@ -373,8 +373,11 @@ class RoMe(Scorer):
                 out["alignment"] = [v[2] for v in values]
             if "ted" in needs:
                 out["f_ted"] = np.array([v[1] for v in values])
-        if any(cut):  # one warning for the call
-            warnings.warn(f"{sum(cut)} text(s) longer than {max_words} words (split at whitespace, and at "
+        if any(cut):  # one warning for the call, counting each distinct hypothesis and reference
+            # once (with several references a hypothesis is in these lists once per reference)
+            roles = ["hypothesis"] * len(predictions) + ["reference"] * len(references)
+            n_cut = len({(role, t) for role, t, c in zip(roles, [*predictions, *references], cut) if c})
+            warnings.warn(f"{n_cut} distinct text(s) longer than {max_words} words (split at whitespace, and at "
                           f"punctuation for F_EMD and F_TED) were cut to max_words={max_words}", stacklevel=3)
         if "grammar" in needs:
             if self.grammar is None:
