@@ -150,6 +150,31 @@ def test_cli_meta_eval_rejects_missing_human_scores(tmp_path):
         cli.main(["meta-eval", "sam", str(data), "--human", "human", "--ref-field", "ref"])
 
 
+def test_cli_meta_eval_refuses_what_it_would_score_wrongly(tmp_path, capsys):
+    """Several references for a one-reference metric are refused (only the first was scored,
+    silently, so the correlation depended on the list's order); a non-finite human score names
+    its line; --limit takes a positive number (0 scored every row, -1 one row)."""
+    data = tmp_path / "d.jsonl"
+    rows = [{"id": i, "hyp": f"the cat sat on mat {i}", "ref": [f"the cat sat on the mat {i}", "junk"],
+             "human": float(i)} for i in range(4)]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(SystemExit, match=r"d.jsonl, line 1: sam takes one reference per segment; the row's 'ref' lists 2"):
+        cli.main(["meta-eval", "sam", str(data), "--human", "human", "-o", "base=chrf", "--quiet"])
+    rows = [dict(r, ref=r["ref"][:1]) for r in rows]  # one reference in a list is that reference
+    rows[2]["human"] = float("nan")
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(SystemExit, match=r"d.jsonl, line 3: human score nan is not a finite number"):
+        cli.main(["meta-eval", "sam", str(data), "--human", "human", "-o", "base=chrf", "--quiet"])
+    rows[2]["human"] = 2.0
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for limit in ("0", "-1"):
+        with pytest.raises(SystemExit, match=f"--limit must be a positive number of rows, got {limit}"):
+            cli.main(["meta-eval", "sam", str(data), "--human", "human", "-o", "base=chrf", "--limit", limit])
+    assert cli.main(["meta-eval", "sam", str(data), "--human", "human", "-o", "base=chrf", "--limit", "3",
+                     "--bootstrap", "20", "--json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 3
+
+
 def test_cli_list_and_demo(capsys):
     assert cli.main(["list"]) == 0
     out = capsys.readouterr().out

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import math
 from typing import Any, Dict, List
 
 import nlgmetrics
@@ -59,6 +60,8 @@ def _human(row: files.Row, key: str, path: str) -> float:
     value = files.field(row, key, path)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise CLIError(f"{path}, line {row[0]}: human score {value!r} is not a number")
+    if not math.isfinite(value):
+        raise CLIError(f"{path}, line {row[0]}: human score {value!r} is not a finite number")
     return float(value)
 
 
@@ -66,11 +69,13 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
     cls = scorer_class(args.metric)
     config = config_from_args(cls, args)
     path = args.data
+    if args.limit is not None and args.limit < 1:
+        raise CLIError(f"--limit must be a positive number of rows, got {args.limit} (leave it out to score every row)")
     try:
         rows: List[files.Row] = []
         for row in files.iter_jsonl(path):
             rows.append(row)
-            if args.limit and len(rows) >= args.limit:
+            if args.limit is not None and len(rows) >= args.limit:
                 break
         if not rows:
             raise CLIError(f"{path} holds no rows")
@@ -80,6 +85,10 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
             refs = [files.text_field(r, args.ref_field, path, allow_list=True) if not _empty_list(r, args.ref_field)
                     else _raise(f"{path}, line {r[0]}: empty reference list") for r in rows]
             if not cls.multi_reference:
+                for row, ref in zip(rows, refs):
+                    if not isinstance(ref, str) and len(ref) > 1:
+                        raise CLIError(f"{path}, line {row[0]}: {args.metric} takes one reference per segment; "
+                                       f"the row's {args.ref_field!r} lists {len(ref)}")
                 refs = [x if isinstance(x, str) else x[0] for x in refs]
         use_sources = args.src_field and (cls.sources_mode == "required" or (
             cls.sources_mode == "optional" and all(r[1].get(args.src_field) is not None for r in rows)))
