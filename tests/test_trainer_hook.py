@@ -56,6 +56,31 @@ def test_decode_replaces_label_padding():
     assert _decode(tok, labels) == ["hello world"]
 
 
+def test_label_padding_is_dropped_when_the_tokenizer_has_no_pad_token():
+    """A tokenizer without a pad token (GPT-2 style) where id 0 is a real word: -100 used to
+    become id 0 and decode as that word ('a cat sat the the')."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {"the": 0, "a": 1, "cat": 2, "sat": 3, "</s>": 4}
+    raw = Tokenizer(models.WordLevel(vocab, unk_token="the"))
+    raw.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok = PreTrainedTokenizerFast(tokenizer_object=raw, eos_token="</s>")
+    assert tok.pad_token_id is None
+    labels = np.array([[1, 2, 3, 4, -100, -100], [0, 2, 4, -100, -100, -100]])
+    assert _decode(tok, labels, "labels") == ["a cat sat", "the cat"]
+    preds = np.array([[1, 2, 3, 4, 4, 4], [0, 2, 4, 4, 4, 4]])
+    assert hook(tok)((preds, labels))["chrf-src"] == pytest.approx(100.0)
+
+
+def test_options_with_a_built_scorer_are_refused():
+    """Options passed with a scorer object were ignored without a word."""
+    scorer = nlgmetrics.load("sam", base="chrf", profile="lite")
+    with pytest.raises(ValueError, match=r"options \['base'\] cannot change an already built scorer"):
+        nlgmetrics.compute_metrics_fn(scorer, None, base="bleu")
+    assert callable(nlgmetrics.compute_metrics_fn(scorer, None))
+
+
 def test_decode_drops_language_codes(tmp_path):
     tiny_models = pytest.importorskip("tiny_models")
     from transformers import M2M100Tokenizer

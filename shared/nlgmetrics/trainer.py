@@ -3,7 +3,8 @@
 What the hook accepts, and the error for anything else (before any tokenizer sees it):
 token ids as a 2-D integer array (batch, length), or 3-D logits (batch, length, vocab) whose
 argmax is taken; a tuple's first element. Negative ids (``-100`` label padding, fill values)
-become the pad id. An empty evaluation set, 1-D ids, float (or other non-integer) ids, ragged
+are dropped before decoding (not replaced by the pad id: a tokenizer without one would have
+read them as id 0, a real token in many vocabularies). An empty evaluation set, 1-D ids, float (or other non-integer) ids, ragged
 rows and ids outside the tokenizer's vocabulary are refused with a ``ValueError``.
 """
 from __future__ import annotations
@@ -27,8 +28,9 @@ def _vocab_size(tokenizer: Any) -> int | None:
 
 
 def _token_ids(ids: Any, field: str, tokenizer: Any, extra_ids: Sequence[int] = ()) -> np.ndarray:
-    """``ids`` as a checked 2-D integer array, or ``ValueError`` saying what was wrong
-    (``extra_ids``: ids beyond the vocabulary the caller handles itself, e.g. language codes)."""
+    """``ids`` as a checked 2-D integer array (negative ids kept: the caller drops them), or
+    ``ValueError`` saying what was wrong (``extra_ids``: ids beyond the vocabulary the caller
+    handles itself, e.g. language codes)."""
     if isinstance(ids, tuple):  # (generated ids, ...) from some models
         if not ids:
             raise ValueError(f"{field} is an empty tuple; expected token ids")
@@ -53,8 +55,6 @@ def _token_ids(ids: Any, field: str, tokenizer: Any, extra_ids: Sequence[int] = 
     if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == bool:
         raise ValueError(f"{field} must hold integer token ids, got dtype {arr.dtype} (use "
                          "predict_with_generate=True, or pass logits of shape (batch, length, vocab))")
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    arr = np.where(arr < 0, pad, arr)  # -100 label padding and negative fill values
     size = _vocab_size(tokenizer)
     bad = (arr >= size) & ~np.isin(arr, list(extra_ids)) if size is not None else None
     if bad is not None and bad.any():
@@ -69,7 +69,8 @@ def _decode(tokenizer: Any, ids: Any, field: str = "predictions") -> list[str]:
     # (and may number them beyond len(tokenizer))
     lang_ids = set(getattr(tokenizer, "lang_code_to_id", {}).values())
     arr = _token_ids(ids, field, tokenizer, sorted(lang_ids))
-    rows = [[t for t in row if t not in lang_ids] for row in arr.tolist()]
+    # negative ids (-100 label padding, fill values) are no tokens: dropped
+    rows = [[t for t in row if t >= 0 and t not in lang_ids] for row in arr.tolist()]
     return [t.strip() for t in tokenizer.batch_decode(rows, skip_special_tokens=True)]
 
 
@@ -78,8 +79,10 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = 
     """Build ``compute_metrics(eval_pred) -> {name: float}``.
 
     ``metric`` is a metric name (``"sam"``), a core scorer, or an ``evaluate`` module loaded from
-    ``nlgmetrics.metric_path``. Predictions and labels are decoded (``-100`` replaced by the
-    pad id); ``sources`` are the evaluation set's sources, in order, for metrics that use them.
+    ``nlgmetrics.metric_path``; ``options`` configure a name (passed to ``nlgmetrics.load``) or
+    an ``evaluate`` module (passed to ``compute``), and are refused with a core scorer, which is
+    already configured. Predictions and labels are decoded (negative ids such as ``-100``
+    dropped); ``sources`` are the evaluation set's sources, in order, for metrics that use them.
     The returned dict holds one plain float, the corpus score, under ``prefix`` (default: the
     metric's name); the Trainer logs it as ``eval_<prefix>``.
     """
@@ -92,6 +95,9 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = 
     else:
         scorer = metric
         name = getattr(metric, "name", None) or type(metric).__name__.lower()
+        if options and hasattr(scorer, "score"):
+            raise ValueError(f"options {sorted(options)} cannot change an already built scorer; pass them to "
+                             f"nlgmetrics.load({name!r}, ...) or pass the metric's name with them")
     key = prefix or name
 
     def compute_metrics(eval_pred: Any) -> dict[str, float]:
