@@ -93,6 +93,32 @@ def test_result_json_has_no_nan():
     assert math.isnan(r.score) and len(r) == 2
 
 
+def test_result_json_is_strict_json_in_details_and_corpus_too():
+    """NaN inside details and corpus (TextEval's r2 of a two-text set) was written as a bare
+    NaN, which strict JSON parsers refuse (the Space's downloadable result used to_json)."""
+    import numpy as np
+
+    r = MetricResult("m", [1.0], 1.0, "m|v:1", [{"r2": float("nan"), "w": np.array([1.0, np.inf])}],
+                     {"mean_r2": np.float64("nan"), "parts": (float("-inf"), 2.0)})
+    text = r.to_json()
+    payload = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c} in {text}"))
+    assert payload["details"] == [{"r2": None, "w": [1.0, None]}]
+    assert payload["corpus"] == {"mean_r2": None, "parts": [None, 2.0]}
+    assert r.details[0]["r2"] != r.details[0]["r2"]  # the result itself keeps its NaN
+
+
+def test_signatures_tell_close_floats_apart():
+    """Floats were signed with :g (six significant digits): gamma 12.345671 and 12.345674 gave
+    different scores under one signature."""
+    import nlgmetrics
+    from nlgmetrics.core.result import make_signature
+
+    assert make_signature("m", "1", a=12.345671) != make_signature("m", "1", a=12.345674)
+    assert make_signature("m", "1", a=0.07, b=1.0, c=1e6) == "m|a:0.07|b:1|c:1e+06|v:1"  # short forms kept
+    sig = nlgmetrics.load("rome", profile="lite", component="emd", gamma=12.345671).signature
+    assert "|gamma:12.345671|" in sig
+
+
 def test_sort_records():
     assert [r["id"] for r in sort_records([{"id": 2}, {"id": 0}, {"id": 1}])] == [0, 1, 2]
 

@@ -12,7 +12,7 @@ from typing import IO, Any, List, Optional, Sequence
 import nlgmetrics
 from nlgmetrics.core import config as core_config
 from nlgmetrics.core.config import MetricConfig
-from nlgmetrics.core.result import MetricResult
+from nlgmetrics.core.result import MetricResult, finite_or_none
 
 
 class CLIError(SystemExit):
@@ -132,21 +132,6 @@ def load_scorer(name: str, config: MetricConfig, quiet: bool) -> Any:
 
 
 # -- output --------------------------------------------------------------------------------------
-def finite_or_none(value: Any) -> Any:
-    """JSON-ready copy of ``value`` with every non-finite float replaced by ``None``."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): finite_or_none(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [finite_or_none(v) for v in value]
-    if hasattr(value, "tolist"):
-        return finite_or_none(value.tolist())
-    if hasattr(value, "item"):
-        return finite_or_none(value.item())
-    return value
-
-
 def dumps(value: Any) -> str:
     """Strict JSON (never a bare NaN): non-finite numbers become ``null``."""
     return json.dumps(finite_or_none(value), allow_nan=False, default=str)

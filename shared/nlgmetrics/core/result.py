@@ -4,13 +4,30 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
+
+
+def signature_number(value: float) -> str:
+    """A float as signatures write it: the ``:g`` form when it reads back to the same float
+    (``0.07``, ``1``, ``1e+06``), else the shortest form that does (``12.345671``), so two
+    different values never sign alike.
+
+    >>> [signature_number(v) for v in (0.07, 1.0, 1e6, 12.345671, 2.5e-07, 1e308)]
+    ['0.07', '1', '1e+06', '12.345671', '2.5e-07', '1e+308']
+    """
+    value = float(value)
+    short = f"{value:g}"
+    if not math.isfinite(value) or float(short) == value:
+        return short
+    text = repr(value)
+    return text[:-2] if text.endswith(".0") else text
 
 
 def make_signature(metric: str, version: str, **fields: Any) -> str:
     """A sacrebleu-style signature: ``metric|key:value|...|v:version``.
 
-    ``None`` values are left out; booleans print as yes/no; the order is the call's order.
+    ``None`` values are left out; booleans print as yes/no; floats as :func:`signature_number`;
+    the order is the call's order.
     """
     parts = [metric]
     for key, value in fields.items():
@@ -19,14 +36,31 @@ def make_signature(metric: str, version: str, **fields: Any) -> str:
         if isinstance(value, bool):
             value = "yes" if value else "no"
         elif isinstance(value, float):
-            value = f"{value:g}"
+            value = signature_number(value)
         parts.append(f"{key}:{value}")
     parts.append(f"v:{version}")
     return "|".join(parts)
 
 
-def _finite_or_none(value: float) -> Optional[float]:
-    return float(value) if value is not None and math.isfinite(value) else None
+def finite_or_none(value: Any) -> Any:
+    """JSON-ready copy of ``value``: every non-finite float (anywhere in nested dicts, lists
+    and tuples; numpy scalars and arrays included) replaced by ``None``, numpy values as plain
+    numbers and lists, dict keys as strings.
+
+    >>> finite_or_none({"r2": float("nan"), "w": (1.0, float("inf")), 3: [2.5]})
+    {'r2': None, 'w': [1.0, None], '3': [2.5]}
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_or_none(v) for v in value]
+    if hasattr(value, "tolist"):
+        return finite_or_none(value.tolist())
+    if hasattr(value, "item"):
+        return finite_or_none(value.item())
+    return value
 
 
 @dataclass
@@ -52,10 +86,9 @@ class MetricResult:
         return f"{self.metric} = {self.score:.4f} ({self.signature})"
 
     def to_dict(self, segments: bool = True) -> Dict[str, Any]:
-        """JSON-ready dict; non-finite floats become ``None``."""
-        out = asdict(self)
-        out["score"] = _finite_or_none(self.score)
-        out["scores"] = [_finite_or_none(s) for s in self.scores]
+        """JSON-ready dict: non-finite floats, in the scores, details and corpus alike, become
+        ``None`` (:func:`finite_or_none`)."""
+        out = finite_or_none(asdict(self))
         if not segments:
             out.pop("scores")
             out.pop("details")

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.result import signature_number
 from ..core.stats import pearson
 
 #: the eight directions, centred on the hypothesis (BARTScore's own: src->hypo faithfulness,
@@ -167,9 +168,7 @@ def check_fixed_weights(value: Mapping[str, Any]) -> dict[str, float]:
 
 
 def fixed_weights_text(fixed: Mapping[str, float]) -> str:
-    """The signature form of fixed weights: ``name=weight`` sorted by name, each weight in the
-    shortest form that reads back to the same float (``1``, ``0.25``, ``1e+308``)."""
-    def number(v: float) -> str:
-        text = repr(float(v))
-        return text[:-2] if text.endswith(".0") else text
-    return ",".join(f"{k}={number(v)}" for k, v in sorted(fixed.items()))
+    """The signature form of fixed weights: ``name=weight`` sorted by name, each weight as
+    signatures write numbers (:func:`~nlgmetrics.core.result.signature_number`: ``1``, ``0.25``,
+    ``1e+308``)."""
+    return ",".join(f"{k}={signature_number(v)}" for k, v in sorted(fixed.items()))
