@@ -26,11 +26,13 @@ def toy(monkeypatch):
 
 def _shards(tmp_path, n_shards=2, **options):
     scorer = nlgmetrics.load("toy", **options)
+    fingerprint = distributed.corpus_fingerprint(scorer, HYPS, REFS)
     paths = []
     for k in range(1, n_shards + 1):
         records = distributed.score_shard(scorer, HYPS, REFS, shard=(k, n_shards))
         paths.append(str(distributed.write_records(str(tmp_path / f"part{k}.jsonl"), "toy", options, scorer, records,
-                                                   n_segments=len(HYPS), shard=(k, n_shards))))
+                                                   n_segments=len(HYPS), shard=(k, n_shards),
+                                                   fingerprint=fingerprint)))
     return paths
 
 
@@ -83,7 +85,7 @@ def test_errors_quote_nothing_of_the_file(toy, tmp_path, capsys):
     secret.write_text("root:x:0:0:SECRET-LINE:/root:/bin/bash\nuser:x:1000\n")
     line = _reduce_error(capsys, [str(secret)], "passwd, line 1: not valid JSON")
     assert "SECRET" not in line and "bash" not in line.split("passwd")[-1]
-    header_like = _save(tmp_path / "h.jsonl", [{"nlgmetrics_records": 1, "metric": "SECRET-METRIC", "options": {},
+    header_like = _save(tmp_path / "h.jsonl", [{"nlgmetrics_records": distributed.FORMAT, "metric": "SECRET-METRIC", "options": {},
                                                 "signature": "s", "n_segments": 1, "shard": "1/1"}])
     line = _reduce_error(capsys, [header_like], "h.jsonl, line 1: unknown metric")
     assert "SECRET" not in line
@@ -115,7 +117,10 @@ def test_a_huge_or_bad_segment_count_is_refused_without_allocating(toy, tmp_path
     (lambda rows: rows.append({"id": 6}), "line 5: segment id 6 is outside"),
     (lambda rows: rows.pop(), "shard 1/2 of 5 segments should hold 3 records, it holds 2"),
     (lambda rows: rows[0].update(shard="3/2"), "line 1: shard '3/2': need 1 <= K <= N"),
-    (lambda rows: rows[0].update(nlgmetrics_records=2), "line 1: not an nlgmetrics records file"),
+    (lambda rows: rows[0].update(nlgmetrics_records=3), "line 1: not an nlgmetrics records file"),
+    (lambda rows: rows[0].pop("inputs"), "line 1: the header's inputs must be a corpus fingerprint"),
+    (lambda rows: rows[0].update(inputs="sha256:" + "0" * 63), "line 1: the header's inputs must be a corpus"),
+    (lambda rows: rows[0].update(inputs="sha256:" + "0" * 64), "line 1: was scored from other inputs than"),
     (lambda rows: rows[0].update(options=[1]), "line 1: the header's options must be a JSON object"),
     (lambda rows: rows[0]["options"].update(scale=float("nan")), "line 1: NaN is not allowed"),
     (lambda rows: rows[1].update(raw=float("inf")), "line 2: Infinity is not allowed"),
@@ -169,5 +174,5 @@ def test_writing_refuses_non_finite_records(toy, tmp_path):
     scorer = nlgmetrics.load("toy")
     with pytest.raises(ValueError, match="segment 3 holds a non-finite number"):
         distributed.write_records(str(tmp_path / "x.jsonl"), "toy", {}, scorer, [{"id": 3, "raw": float("nan")}],
-                                  n_segments=4, shard=(4, 4))
+                                  n_segments=4, shard=(4, 4), fingerprint="sha256:" + "0" * 64)
     assert not (tmp_path / "x.jsonl").exists() and list(tmp_path.iterdir()) == []  # no temporary left behind

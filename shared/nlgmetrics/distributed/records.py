@@ -2,9 +2,12 @@
 as untrusted data before the corpus reduction.
 
 A records file is JSON lines: a header (format, metric, options, signature, n_segments,
-shard), then one record per segment of the shard. Reading checks every field (format, ids
-in range and in the file's shard, counts consistent with the header, finite numbers) and
-names the file and line in each error without quoting the file. The reduction takes the
+shard, inputs), then one record per segment of the shard. ``inputs`` is a fingerprint of the
+whole corpus the shard was cut from (:class:`Fingerprint`: every segment's prediction,
+references, sources and per-segment extras), so shards scored from different inputs are not
+merged. Reading checks every field (format, ids in range and in the file's shard, counts
+consistent with the header, finite numbers) and names the file and line in each error without
+quoting the file. The reduction takes the
 metric's options from the caller, or from the files only when every option there is on the
 safe list (numbers, switches and fixed choices: never a path, a model name or a device), so
 a file never makes it create a directory or load a model.
@@ -13,16 +16,19 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from nlgmetrics.core.base import Record, Scorer
+from nlgmetrics.core.base import Inputs, Record, Scorer, reference_group
 from nlgmetrics.core.result import MetricResult
 
-FORMAT = 1
+#: format 2 added the header's ``inputs`` fingerprint; format 1 files (without it) are refused
+FORMAT = 2
 
 
 def parse_shard(text: str) -> Tuple[int, int]:
@@ -101,17 +107,71 @@ class RecordsWriter:
             self.abort()
 
 
+FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+class Fingerprint:
+    """SHA-256 of a whole corpus, fed segment by segment in id order (a corpus read in chunks
+    gets the fingerprint of the corpus read at once). Each segment is one canonical JSON line
+    ``[prediction, references, source, {extra: value}]`` of the validated inputs (references as
+    a list, :func:`~nlgmetrics.core.base.reference_group`; ``null`` where a field is not given;
+    extras by sorted name), so equal inputs give equal fingerprints on every path and no two
+    corpora share one (JSON quotes every text; a line holds no raw newline).
+
+        >>> from nlgmetrics.core.base import validate_inputs
+        >>> fp = Fingerprint()
+        >>> fp.update(validate_inputs(["a cat"], ["the cat"]))
+        >>> fp.hexdigest() == corpus_digest(validate_inputs(["a cat"], [["the cat"]], multi_reference=True))
+        True
+    """
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256(b"nlgmetrics corpus 1\n")
+        self.n_segments = 0
+
+    def update(self, inputs: Inputs) -> None:
+        refs, srcs, extras = inputs.references, inputs.sources, sorted(inputs.extras.items())
+        for i, pred in enumerate(inputs.predictions):
+            segment = [pred, None if refs is None else reference_group(refs[i]),
+                       None if srcs is None else srcs[i], {name: values[i] for name, values in extras}]
+            line = json.dumps(segment, ensure_ascii=True, separators=(",", ":"), default=_plain)
+            self._hash.update(line.encode("ascii") + b"\n")
+        self.n_segments += len(inputs)
+
+    def hexdigest(self) -> str:
+        return "sha256:" + self._hash.hexdigest()
+
+
+def corpus_digest(inputs: Inputs) -> str:
+    """The :class:`Fingerprint` of validated inputs."""
+    fingerprint = Fingerprint()
+    fingerprint.update(inputs)
+    return fingerprint.hexdigest()
+
+
+def corpus_fingerprint(scorer: Scorer, predictions: Any, references: Any = None, sources: Any = None,
+                       **extras: Any) -> str:
+    """The fingerprint of a whole corpus as ``scorer`` reads it (for :func:`write_records`):
+    every shard of one run gives the same full corpus, so every shard has the same fingerprint."""
+    return corpus_digest(scorer.validate(predictions, references, sources, **extras))
+
+
 def records_header(metric: str, options: Dict[str, Any], scorer: Scorer, *, n_segments: int,
-                   shard: Tuple[int, int]) -> Dict[str, Any]:
-    """The first line of a records file: what a reduction checks the records against."""
+                   shard: Tuple[int, int], fingerprint: str) -> Dict[str, Any]:
+    """The first line of a records file: what a reduction checks the records against.
+    ``fingerprint`` is that of the whole corpus (:func:`corpus_fingerprint`), not the shard."""
+    if not isinstance(fingerprint, str) or not FINGERPRINT.fullmatch(fingerprint):
+        raise ValueError("fingerprint must be the corpus fingerprint (sha256:<64 hex digits>) from corpus_fingerprint")
     return {"metric": metric, "options": options, "signature": scorer.signature,
-            "n_segments": int(n_segments), "shard": f"{shard[0]}/{shard[1]}"}
+            "n_segments": int(n_segments), "shard": f"{shard[0]}/{shard[1]}", "inputs": fingerprint}
 
 
 def write_records(path: str, metric: str, options: Dict[str, Any], scorer: Scorer, records: List[Record],
-                  *, n_segments: int, shard: Tuple[int, int]) -> Path:
-    """Write a records file atomically (re-running a shard replaces it with the same content)."""
-    with RecordsWriter(path, records_header(metric, options, scorer, n_segments=n_segments, shard=shard)) as out:
+                  *, n_segments: int, shard: Tuple[int, int], fingerprint: str) -> Path:
+    """Write a records file atomically (re-running a shard replaces it with the same content).
+    ``fingerprint``: :func:`corpus_fingerprint` of the whole corpus the shard was cut from."""
+    header = records_header(metric, options, scorer, n_segments=n_segments, shard=shard, fingerprint=fingerprint)
+    with RecordsWriter(path, header) as out:
         out.write(records)
     return out.target
 
@@ -151,10 +211,13 @@ def _parse(line: str, where: str) -> Any:
 def _check_header(first: Any, where: str) -> Dict[str, Any]:
     import nlgmetrics
 
+    if isinstance(first, dict) and first.get("nlgmetrics_records") == 1:
+        raise ValueError(f"{where}: records format 1, written by an older nlgmetrics, holds no fingerprint of its "
+                         "inputs, so shards of different inputs cannot be told apart; score the shards again")
     if not isinstance(first, dict) or first.get("nlgmetrics_records") != FORMAT:
         raise ValueError(f"{where}: not an nlgmetrics records file (format {FORMAT}); line 1 must be its header")
     metric, options, signature = first.get("metric"), first.get("options"), first.get("signature")
-    n, shard = first.get("n_segments"), first.get("shard")
+    n, shard, inputs = first.get("n_segments"), first.get("shard"), first.get("inputs")
     if not isinstance(metric, str) or metric not in nlgmetrics.REGISTRY:
         raise ValueError(f"{where}: unknown metric in the header; known: {', '.join(nlgmetrics.REGISTRY)}")
     if not isinstance(options, dict):
@@ -173,8 +236,10 @@ def _check_header(first: Any, where: str) -> Dict[str, Any]:
         k, n_shards = parse_shard(shard)
     except ValueError as err:
         raise ValueError(f"{where}: {err}") from None
+    if not isinstance(inputs, str) or not FINGERPRINT.fullmatch(inputs):
+        raise ValueError(f"{where}: the header's inputs must be a corpus fingerprint (sha256:<64 hex digits>)")
     return {"metric": metric, "options": options, "signature": signature, "n_segments": n,
-            "shard": (k, n_shards)}
+            "shard": (k, n_shards), "inputs": inputs}
 
 
 def _check_record(rec: Any, where: str, n: int, shard: Tuple[int, int]) -> Record:
@@ -193,7 +258,8 @@ def _check_record(rec: Any, where: str, n: int, shard: Tuple[int, int]) -> Recor
 def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
     """Read shard files and check them as untrusted data: the header's fields, each record's
     id (an integer in range, in the file's shard), the count of records against the header,
-    that all files come from one run and together cover every segment once (the same shard
+    that all files come from one run (metric, options, signature, segment count and the
+    fingerprint of the inputs agree) and together cover every segment once (the same shard
     given twice is merged when its records are identical). Every error names the file and
     line and quotes nothing of the file. Returns (header, records sorted by id)."""
     from nlgmetrics import files
@@ -209,7 +275,7 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
         except StopIteration:
             raise ValueError(f"{path}: empty; not an nlgmetrics records file") from None
         head = _check_header(_parse(first_line, f"{path}, line 1"), f"{path}, line 1")
-        run = {k: head[k] for k in ("metric", "options", "signature", "n_segments")}
+        run = {k: head[k] for k in ("metric", "options", "signature", "n_segments", "inputs")}
         if header is None:
             header, first_path = run, path
         elif run != header:
@@ -218,6 +284,10 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
                 keys = set(run["options"]) | set(header["options"])
                 differ[differ.index("options")] = "options " + ", ".join(
                     sorted(k for k in keys if run["options"].get(k) != header["options"].get(k)))
+            if differ == ["inputs"]:
+                raise ValueError(f"{path}, line 1: was scored from other inputs than {first_path} (their corpus "
+                                 "fingerprints differ: other predictions, references, sources or per-segment "
+                                 "inputs); give every shard of a run the same whole corpus")
             raise ValueError(f"{path}, line 1: comes from a different run than {first_path} "
                              f"({'; '.join(differ)} differ)")
         n, shard = head["n_segments"], head["shard"]
