@@ -4,6 +4,7 @@ header promises, never merges ids outside the corpus or the shard; every error i
 naming the file and the line."""
 import gzip
 import json
+import math
 import resource
 from pathlib import Path
 
@@ -170,9 +171,53 @@ def test_damaged_gzip_and_overlong_lines(toy, tmp_path, capsys, monkeypatch):
     _reduce_error(capsys, [paths[0]], "part1.jsonl, line 1: longer than 64 bytes")
 
 
-def test_writing_refuses_non_finite_records(toy, tmp_path):
+NONFINITE = {"id": 1, "raw": float("nan"), "hi": float("inf"), "lo": -float("inf"), "zero": -0.0, "big": 1e308,
+             "nested": {"r2": [float("nan"), 0.5, {"x": float("-inf")}]}, "text": "NaN", "key": {"$floaty": 1}}
+
+
+def _identical(a, b):
+    """Equal values, NaN equal to NaN, -0.0 not equal to 0.0, float not equal to int."""
+    if isinstance(a, float) and isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(_identical(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(_identical, a, b))
+    return type(a) is type(b) and a == b
+
+
+def test_non_finite_numbers_round_trip_exactly(toy, tmp_path):
+    """A metric's records may hold NaN and infinities as documented values (TextEval's r2 of a
+    set of two texts); writing refused them, so --shard/--records failed where scoring worked."""
     scorer = nlgmetrics.load("toy")
-    with pytest.raises(ValueError, match="segment 3 holds a non-finite number"):
-        distributed.write_records(str(tmp_path / "x.jsonl"), "toy", {}, scorer, [{"id": 3, "raw": float("nan")}],
+    fingerprint = "sha256:" + "0" * 64
+    np = pytest.importorskip("numpy")
+    numpy_record = {"id": 0, "v": np.float32("nan"), "a": np.array([np.inf, 1.5]), "n": np.int64(2)}
+    path = distributed.write_records(str(tmp_path / "x.jsonl"), "toy", {}, scorer, [NONFINITE, numpy_record],
+                                     n_segments=2, shard=(1, 1), fingerprint=fingerprint)
+    text = path.read_text()
+    assert "NaN" not in text.replace('"NaN"', "") and "Infinity" not in text  # JSON, not Python's extension
+    _, records = distributed.read_records([str(path), str(path)])  # a shard given twice: NaN equals NaN
+    assert _identical(records[1], NONFINITE)
+    assert _identical(records[0], {"id": 0, "v": float("nan"), "a": [float("inf"), 1.5], "n": 2})
+    # the common, finite line is plain JSON, unchanged
+    assert distributed.record_line({"id": 0, "x": 0.5, "y": [1, 2]}) == '{"id":0,"x":0.5,"y":[1,2]}'
+
+
+def test_a_record_holding_the_reserved_key_is_refused(toy, tmp_path):
+    scorer = nlgmetrics.load("toy")
+    with pytest.raises(ValueError, match="segment 3 holds the key '\\$float', which a records file reserves"):
+        distributed.write_records(str(tmp_path / "x.jsonl"), "toy", {}, scorer,
+                                  [{"id": 3, "raw": 1.0, "x": [{"$float": "nan"}]}],
                                   n_segments=4, shard=(4, 4), fingerprint="sha256:" + "0" * 64)
     assert not (tmp_path / "x.jsonl").exists() and list(tmp_path.iterdir()) == []  # no temporary left behind
+
+
+@pytest.mark.parametrize("value", [{"$float": "NaN"}, {"$float": "nan", "x": 1}, {"$float": 1.0}, {"$float": None},
+                                   {"$float": ["nan"]}, {"$float": {"$float": "nan"}}])
+def test_a_malformed_non_finite_number_is_refused(toy, tmp_path, capsys, value):
+    paths = _shards(tmp_path, 1)
+    rows = _lines(paths[0])
+    rows[2]["raw"] = value
+    crafted = _save(tmp_path / "bad.jsonl", rows)
+    _reduce_error(capsys, [crafted], 'bad.jsonl, line 3: an object with the key "$float" must be exactly')

@@ -1,6 +1,7 @@
 """Sharding through the CLI and data-parallel scoring under torchrun reproduce the
 single-process result exactly."""
 import json
+import math
 import os
 import socket
 import subprocess
@@ -251,6 +252,29 @@ def test_real_metrics_three_shards_equal_single_run(tiny_m2m, tmp_path):
         merged = distributed.reduce_files(paths, metric, options)
         assert merged.scores == single.scores, metric
         assert merged.score == single.score and merged.signature == single.signature, metric
+
+
+def test_texteval_scaling_shards_with_nan_r2_equal_the_single_run(tmp_path, capsys):
+    """One reference per row: every segment's r2 is nan (documented), which the records writer
+    refused ("holds a non-finite number"); 7 lines in 9 shards, two of them empty."""
+    options = offline_options("texteval")
+    if options is None:
+        pytest.skip("TextEval not available offline")
+    argv = [f"{k}={v}" for k, v in dict(options, approach="scaling").items()]
+    opts = [x for kv in argv for x in ("-o", kv)]
+    hyp, ref = _write(tmp_path, "hyp.txt", HYPS[:7]), _write(tmp_path, "ref.txt", REFS[:7])
+    parts = []
+    for k in range(1, 10):
+        parts.append(str(tmp_path / f"part{k}.jsonl"))
+        assert cli.main(["score", "texteval", "-q", "-p", hyp, "-r", ref, *opts, "--shard", f"{k}/9",
+                         "--records", parts[-1]]) == 0
+    capsys.readouterr()
+    assert cli.main(["score", "texteval", "-q", "-p", hyp, "-r", ref, *opts, "--json"]) == 0
+    single = capsys.readouterr().out
+    assert cli.main(["reduce", *parts, "--json"]) == 0
+    assert capsys.readouterr().out == single
+    merged = distributed.reduce_files(parts)
+    assert all(math.isnan(d["r2"]) for d in merged.details) and math.isnan(merged.corpus["mean_r2"])
 
 
 def test_torchrun_datscore_tiny_equals_single_process(tiny_m2m, tmp_path):

@@ -5,12 +5,14 @@ A records file is JSON lines: a header (format, metric, options, signature, n_se
 shard, inputs), then one record per segment of the shard. ``inputs`` is a fingerprint of the
 whole corpus the shard was cut from (:class:`Fingerprint`: every segment's prediction,
 references, sources and per-segment extras), so shards scored from different inputs are not
-merged. Reading checks every field (format, ids in range and in the file's shard, counts
-consistent with the header, finite numbers) and names the file and line in each error without
-quoting the file. The reduction takes the
-metric's options from the caller, or from the files only when every option there is on the
-safe list (numbers, switches and fixed choices: never a path, a model name or a device), so
-a file never makes it create a directory or load a model.
+merged. Non-finite floats (a metric's documented NaN or infinity) are written as
+``{"$float": "nan" | "inf" | "-inf"}`` and read back exactly; a bare ``NaN``/``Infinity`` or a
+malformed such object is refused. Reading checks every field (format, ids in range and in the
+file's shard, counts consistent with the header) and names the file and line in each error
+without quoting the file. The reduction takes the metric's options from the caller, or from
+the files only when every option there is on the safe list (numbers, switches and fixed
+choices: never a path, a model name or a device), so a file never makes it create a directory
+or load a model.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import contextlib
 import gzip
 import hashlib
 import json
+import math
 import os
 import re
 import tempfile
@@ -53,12 +56,42 @@ def _plain(obj: Any) -> Any:
     raise TypeError(f"record field of type {type(obj).__name__} is not JSON serialisable")
 
 
+#: JSON has no NaN or infinity: a non-finite float in a record is written as the object
+#: ``{"$float": "nan"}`` (``"inf"``, ``"-inf"``) and read back as that float. A record may hold
+#: no other object with this key, so the encoding is unambiguous.
+NONFINITE_KEY = "$float"
+_NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _encode(obj: Any, seg: Any) -> Any:
+    """``obj`` with every non-finite float replaced by its ``{"$float": ...}`` object."""
+    if isinstance(obj, float):
+        if math.isfinite(obj):
+            return obj
+        return {NONFINITE_KEY: "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")}
+    if isinstance(obj, dict):
+        if NONFINITE_KEY in obj:
+            raise ValueError(f"the record of segment {seg} holds the key {NONFINITE_KEY!r}, which a records "
+                             "file reserves for non-finite numbers")
+        return {k: _encode(v, seg) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_encode(v, seg) for v in obj]
+    if hasattr(obj, "tolist"):
+        return _encode(obj.tolist(), seg)
+    return obj
+
+
 def record_line(record: Record) -> str:
-    """One record as a JSON line; a non-finite number is refused (reading refuses it too)."""
+    """One record as a JSON line; non-finite floats (NaN, +-inf: a metric's documented values,
+    e.g. TextEval's ``r2`` of a two-text set) as ``{"$float": "nan" | "inf" | "-inf"}``, which
+    reading turns back into the same float."""
     try:
-        return json.dumps(record, default=_plain, allow_nan=False, separators=(",", ":"))
+        line = json.dumps(record, default=_plain, allow_nan=False, separators=(",", ":"))
+        if f'"{NONFINITE_KEY}"' not in line:  # the common case: all finite, no reserved key
+            return line
     except ValueError:
-        raise ValueError(f"the record of segment {record.get('id')} holds a non-finite number") from None
+        pass
+    return json.dumps(_encode(record, record.get("id")), default=_plain, allow_nan=False, separators=(",", ":"))
 
 
 class RecordsWriter:
@@ -195,17 +228,38 @@ def record_options(config: Any) -> Dict[str, Any]:
     return {k: v for k, v in config.changed().items() if k not in never}
 
 
+class _BadValue(ValueError):
+    """A value JSON parses but a records file never holds."""
+
+
 def _no_constant(name: str) -> Any:
-    raise ValueError(name)
+    raise _BadValue(f"{name} is not allowed in a records file")
+
+
+def _nonfinite(obj: Dict[str, Any]) -> Any:
+    if NONFINITE_KEY not in obj:
+        return obj
+    name = obj[NONFINITE_KEY]
+    if len(obj) != 1 or not isinstance(name, str) or name not in _NONFINITE:
+        raise _BadValue(f'an object with the key "{NONFINITE_KEY}" must be exactly '
+                        f'{{"{NONFINITE_KEY}": "nan" | "inf" | "-inf"}}')
+    return _NONFINITE[name]
 
 
 def _parse(line: str, where: str) -> Any:
     try:
-        return json.loads(line, parse_constant=_no_constant)
+        return json.loads(line, parse_constant=_no_constant, object_hook=_nonfinite)
     except json.JSONDecodeError as err:
         raise ValueError(f"{where}: not valid JSON ({err.msg}, column {err.colno})") from None
-    except ValueError as err:  # NaN / Infinity
-        raise ValueError(f"{where}: {err} is not allowed in a records file") from None
+    except _BadValue as err:  # bare NaN / Infinity, a malformed non-finite number
+        raise ValueError(f"{where}: {err}") from None
+
+
+def _same(a: Record, b: Record) -> bool:
+    """Whether two records are the same, NaN equal to NaN (a shard given twice)."""
+    def canonical(rec: Record) -> str:
+        return json.dumps(_encode(rec, rec.get("id")), default=_plain, allow_nan=False, sort_keys=True)
+    return a == b or canonical(a) == canonical(b)
 
 
 def _check_header(first: Any, where: str) -> Dict[str, Any]:
@@ -299,7 +353,7 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
             rec = _check_record(_parse(line, where), where, n, shard)
             for seen in (mine, by_id):
                 old = seen.get(rec["id"])
-                if old is not None and old != rec:
+                if old is not None and not _same(old, rec):
                     raise ValueError(f"{where}: segment {rec['id']} has conflicting records")
             mine[rec["id"]] = rec
         want = shard_size(n, *shard)
