@@ -4,6 +4,7 @@ header promises, never merges ids outside the corpus or the shard; every error i
 naming the file and the line."""
 import gzip
 import json
+import math
 import resource
 from pathlib import Path
 
@@ -26,11 +27,13 @@ def toy(monkeypatch):
 
 def _shards(tmp_path, n_shards=2, **options):
     scorer = nlgmetrics.load("toy", **options)
+    fingerprint = distributed.corpus_fingerprint(scorer, HYPS, REFS)
     paths = []
     for k in range(1, n_shards + 1):
         records = distributed.score_shard(scorer, HYPS, REFS, shard=(k, n_shards))
         paths.append(str(distributed.write_records(str(tmp_path / f"part{k}.jsonl"), "toy", options, scorer, records,
-                                                   n_segments=len(HYPS), shard=(k, n_shards))))
+                                                   n_segments=len(HYPS), shard=(k, n_shards),
+                                                   fingerprint=fingerprint)))
     return paths
 
 
@@ -83,7 +86,7 @@ def test_errors_quote_nothing_of_the_file(toy, tmp_path, capsys):
     secret.write_text("root:x:0:0:SECRET-LINE:/root:/bin/bash\nuser:x:1000\n")
     line = _reduce_error(capsys, [str(secret)], "passwd, line 1: not valid JSON")
     assert "SECRET" not in line and "bash" not in line.split("passwd")[-1]
-    header_like = _save(tmp_path / "h.jsonl", [{"nlgmetrics_records": 1, "metric": "SECRET-METRIC", "options": {},
+    header_like = _save(tmp_path / "h.jsonl", [{"nlgmetrics_records": distributed.FORMAT, "metric": "SECRET-METRIC", "options": {},
                                                 "signature": "s", "n_segments": 1, "shard": "1/1"}])
     line = _reduce_error(capsys, [header_like], "h.jsonl, line 1: unknown metric")
     assert "SECRET" not in line
@@ -115,7 +118,10 @@ def test_a_huge_or_bad_segment_count_is_refused_without_allocating(toy, tmp_path
     (lambda rows: rows.append({"id": 6}), "line 5: segment id 6 is outside"),
     (lambda rows: rows.pop(), "shard 1/2 of 5 segments should hold 3 records, it holds 2"),
     (lambda rows: rows[0].update(shard="3/2"), "line 1: shard '3/2': need 1 <= K <= N"),
-    (lambda rows: rows[0].update(nlgmetrics_records=2), "line 1: not an nlgmetrics records file"),
+    (lambda rows: rows[0].update(nlgmetrics_records=3), "line 1: not an nlgmetrics records file"),
+    (lambda rows: rows[0].pop("inputs"), "line 1: the header's inputs must be a corpus fingerprint"),
+    (lambda rows: rows[0].update(inputs="sha256:" + "0" * 63), "line 1: the header's inputs must be a corpus"),
+    (lambda rows: rows[0].update(inputs="sha256:" + "0" * 64), "line 1: was scored from other inputs than"),
     (lambda rows: rows[0].update(options=[1]), "line 1: the header's options must be a JSON object"),
     (lambda rows: rows[0]["options"].update(scale=float("nan")), "line 1: NaN is not allowed"),
     (lambda rows: rows[1].update(raw=float("inf")), "line 2: Infinity is not allowed"),
@@ -165,9 +171,53 @@ def test_damaged_gzip_and_overlong_lines(toy, tmp_path, capsys, monkeypatch):
     _reduce_error(capsys, [paths[0]], "part1.jsonl, line 1: longer than 64 bytes")
 
 
-def test_writing_refuses_non_finite_records(toy, tmp_path):
+NONFINITE = {"id": 1, "raw": float("nan"), "hi": float("inf"), "lo": -float("inf"), "zero": -0.0, "big": 1e308,
+             "nested": {"r2": [float("nan"), 0.5, {"x": float("-inf")}]}, "text": "NaN", "key": {"$floaty": 1}}
+
+
+def _identical(a, b):
+    """Equal values, NaN equal to NaN, -0.0 not equal to 0.0, float not equal to int."""
+    if isinstance(a, float) and isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(_identical(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(_identical, a, b))
+    return type(a) is type(b) and a == b
+
+
+def test_non_finite_numbers_round_trip_exactly(toy, tmp_path):
+    """A metric's records may hold NaN and infinities as documented values (TextEval's r2 of a
+    set of two texts); writing refused them, so --shard/--records failed where scoring worked."""
     scorer = nlgmetrics.load("toy")
-    with pytest.raises(ValueError, match="segment 3 holds a non-finite number"):
-        distributed.write_records(str(tmp_path / "x.jsonl"), "toy", {}, scorer, [{"id": 3, "raw": float("nan")}],
-                                  n_segments=4, shard=(4, 4))
+    fingerprint = "sha256:" + "0" * 64
+    np = pytest.importorskip("numpy")
+    numpy_record = {"id": 0, "v": np.float32("nan"), "a": np.array([np.inf, 1.5]), "n": np.int64(2)}
+    path = distributed.write_records(str(tmp_path / "x.jsonl"), "toy", {}, scorer, [NONFINITE, numpy_record],
+                                     n_segments=2, shard=(1, 1), fingerprint=fingerprint)
+    text = path.read_text()
+    assert "NaN" not in text.replace('"NaN"', "") and "Infinity" not in text  # JSON, not Python's extension
+    _, records = distributed.read_records([str(path), str(path)])  # a shard given twice: NaN equals NaN
+    assert _identical(records[1], NONFINITE)
+    assert _identical(records[0], {"id": 0, "v": float("nan"), "a": [float("inf"), 1.5], "n": 2})
+    # the common, finite line is plain JSON, unchanged
+    assert distributed.record_line({"id": 0, "x": 0.5, "y": [1, 2]}) == '{"id":0,"x":0.5,"y":[1,2]}'
+
+
+def test_a_record_holding_the_reserved_key_is_refused(toy, tmp_path):
+    scorer = nlgmetrics.load("toy")
+    with pytest.raises(ValueError, match="segment 3 holds the key '\\$float', which a records file reserves"):
+        distributed.write_records(str(tmp_path / "x.jsonl"), "toy", {}, scorer,
+                                  [{"id": 3, "raw": 1.0, "x": [{"$float": "nan"}]}],
+                                  n_segments=4, shard=(4, 4), fingerprint="sha256:" + "0" * 64)
     assert not (tmp_path / "x.jsonl").exists() and list(tmp_path.iterdir()) == []  # no temporary left behind
+
+
+@pytest.mark.parametrize("value", [{"$float": "NaN"}, {"$float": "nan", "x": 1}, {"$float": 1.0}, {"$float": None},
+                                   {"$float": ["nan"]}, {"$float": {"$float": "nan"}}])
+def test_a_malformed_non_finite_number_is_refused(toy, tmp_path, capsys, value):
+    paths = _shards(tmp_path, 1)
+    rows = _lines(paths[0])
+    rows[2]["raw"] = value
+    crafted = _save(tmp_path / "bad.jsonl", rows)
+    _reduce_error(capsys, [crafted], 'bad.jsonl, line 3: an object with the key "$float" must be exactly')

@@ -1,6 +1,7 @@
 """Sharding through the CLI and data-parallel scoring under torchrun reproduce the
 single-process result exactly."""
 import json
+import math
 import os
 import socket
 import subprocess
@@ -54,6 +55,78 @@ def test_cli_three_shards_reduce_to_the_single_run(toy_registered, tmp_path, cap
         cli.main(["reduce", parts[0], parts[2]])
 
 
+def _header(path):
+    return json.loads(Path(path).read_text().splitlines()[0])
+
+
+def test_cli_shards_of_different_inputs_are_refused(toy_registered, tmp_path, capsys):
+    """Shard 1 scored from one hypothesis file and shard 2 from another (same references, same
+    line count) merged into a corpus score of neither; now reduce names both files."""
+    ref = _write(tmp_path, "ref.txt", REFS)
+    hyp, other = _write(tmp_path, "hyp.txt", HYPS), _write(tmp_path, "other.txt", list(reversed(HYPS)))
+    parts = [str(tmp_path / "part1.jsonl"), str(tmp_path / "part2.jsonl")]
+    for k, (path, preds) in enumerate(zip(parts, (hyp, other)), start=1):
+        assert cli.main(["score", "toy", "-p", preds, "-r", ref, "--shard", f"{k}/2", "--records", path]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        cli.main(["reduce", *parts])
+    err = capsys.readouterr().err.strip()
+    assert info.value.code == 2 and err.count("\n") == 0
+    assert f"{parts[1]}, line 1: was scored from other inputs than {parts[0]}" in err, err
+    with pytest.raises(ValueError, match="other inputs"):
+        distributed.read_records(parts)
+
+
+def test_every_shard_and_chunking_carries_the_whole_corpus_fingerprint(toy_registered, tmp_path):
+    hyp, ref = _write(tmp_path, "hyp.txt", HYPS), _write(tmp_path, "ref.txt", REFS)
+    fingerprints = set()
+    for k, chunk in ((1, "0"), (2, "1"), (3, "3")):
+        out = str(tmp_path / f"part{k}.jsonl")
+        assert cli.main(["score", "toy", "-q", "-p", hyp, "-r", ref, "--shard", f"{k}/3", "--records", out,
+                         "--chunk-size", chunk]) == 0
+        fingerprints.add(_header(out)["inputs"])
+    api = distributed.corpus_fingerprint(nlgmetrics.load("toy"), HYPS, REFS)
+    assert fingerprints == {api}
+    # any change of a text, of the order, or a segment more changes it
+    scorer = nlgmetrics.load("toy")
+    for hyps, refs in ((HYPS[:-1] + ["x"], REFS), (HYPS, REFS[1:] + REFS[:1]), (HYPS + ["a"], REFS + ["b"])):
+        assert distributed.corpus_fingerprint(scorer, hyps, refs) != api
+
+
+@pytest.mark.parametrize("a, b", [
+    ((["a b", ""], [["x"], ["y"]]), (["a", "b "], [["x"], ["y"]])),  # text boundaries
+    ((["a"], [["x", "y"]]), (["a"], [["x y"]])),  # two references vs one
+    ((["a"], [["x", "y"]]), (["a"], [["x\", \"y"]])),  # a reference that looks like the separator
+    ((["a", "b"], [["x"], ["y"]]), (["a\nb"], [["x\ny"]])),  # a newline inside a text
+])
+def test_fingerprints_are_unambiguous(a, b):
+    from nlgmetrics.core.base import validate_inputs
+
+    def digest(inputs):
+        return distributed.corpus_digest(validate_inputs(*inputs, multi_reference=True))
+    assert digest(a) != digest(b)
+    one = distributed.corpus_digest(validate_inputs(["a"], ["x"], multi_reference=True))
+    assert one == distributed.corpus_digest(validate_inputs(["a"], [["x"]], multi_reference=True))  # same corpus
+    with_source = distributed.corpus_digest(validate_inputs(["a"], ["x"], [""], sources_mode="optional"))
+    assert with_source != one  # an empty source is not no source
+
+
+def test_records_of_format_1_without_a_fingerprint_are_refused(toy_registered, tmp_path, capsys):
+    """Older files cannot show which inputs they came from; accepting them (even when every
+    file lacks the fingerprint) would merge shards of different inputs again."""
+    hyp, ref = _write(tmp_path, "hyp.txt", HYPS), _write(tmp_path, "ref.txt", REFS)
+    out = tmp_path / "old.jsonl"
+    assert cli.main(["score", "toy", "-q", "-p", hyp, "-r", ref, "--shard", "1/1", "--records", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    header = json.loads(lines[0])
+    header.pop("inputs")
+    header["nlgmetrics_records"] = 1
+    out.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    with pytest.raises(ValueError, match="records format 1, written by an older nlgmetrics, holds no fingerprint"
+                                         ".*score the shards again"):
+        distributed.read_records([str(out)])
+
+
 def test_shards_are_round_robin_and_validated():
     assert distributed.shard_ids(7, 2, 3) == [1, 4]
     assert distributed.parse_shard("3/3") == (3, 3)
@@ -66,10 +139,11 @@ def test_records_from_another_run_are_refused(toy_registered, tmp_path):
     scorer_a, scorer_b = nlgmetrics.load("toy", scale=1.0), nlgmetrics.load("toy", scale=3.0)
     part_a = distributed.score_shard(scorer_a, HYPS, REFS, shard=(1, 2))
     part_b = distributed.score_shard(scorer_b, HYPS, REFS, shard=(2, 2))
+    fingerprint = distributed.corpus_fingerprint(scorer_a, HYPS, REFS)
     a = distributed.write_records(str(tmp_path / "a.jsonl"), "toy", {"scale": 1.0}, scorer_a, part_a,
-                                  n_segments=8, shard=(1, 2))
+                                  n_segments=8, shard=(1, 2), fingerprint=fingerprint)
     b = distributed.write_records(str(tmp_path / "b.jsonl.gz"), "toy", {"scale": 3.0}, scorer_b, part_b,
-                                  n_segments=8, shard=(2, 2))
+                                  n_segments=8, shard=(2, 2), fingerprint=fingerprint)
     with pytest.raises(ValueError, match="different run"):
         distributed.read_records([str(a), str(b)])
 
@@ -169,13 +243,38 @@ def test_real_metrics_three_shards_equal_single_run(tiny_m2m, tmp_path):
         scorer = nlgmetrics.load(metric, quiet=True, **options)
         single = scorer.score(HYPS, refs, srcs)
         paths = []
+        fingerprint = distributed.corpus_fingerprint(scorer, HYPS, refs, srcs)
         for k in (1, 2, 3):
             records = distributed.score_shard(scorer, HYPS, refs, srcs, shard=(k, 3))
             paths.append(str(distributed.write_records(str(tmp_path / f"{metric}{k}.jsonl"), metric, options,
-                                                       scorer, records, n_segments=len(HYPS), shard=(k, 3))))
+                                                       scorer, records, n_segments=len(HYPS), shard=(k, 3),
+                                                       fingerprint=fingerprint)))
         merged = distributed.reduce_files(paths, metric, options)
         assert merged.scores == single.scores, metric
         assert merged.score == single.score and merged.signature == single.signature, metric
+
+
+def test_texteval_scaling_shards_with_nan_r2_equal_the_single_run(tmp_path, capsys):
+    """One reference per row: every segment's r2 is nan (documented), which the records writer
+    refused ("holds a non-finite number"); 7 lines in 9 shards, two of them empty."""
+    options = offline_options("texteval")
+    if options is None:
+        pytest.skip("TextEval not available offline")
+    argv = [f"{k}={v}" for k, v in dict(options, approach="scaling").items()]
+    opts = [x for kv in argv for x in ("-o", kv)]
+    hyp, ref = _write(tmp_path, "hyp.txt", HYPS[:7]), _write(tmp_path, "ref.txt", REFS[:7])
+    parts = []
+    for k in range(1, 10):
+        parts.append(str(tmp_path / f"part{k}.jsonl"))
+        assert cli.main(["score", "texteval", "-q", "-p", hyp, "-r", ref, *opts, "--shard", f"{k}/9",
+                         "--records", parts[-1]]) == 0
+    capsys.readouterr()
+    assert cli.main(["score", "texteval", "-q", "-p", hyp, "-r", ref, *opts, "--json"]) == 0
+    single = capsys.readouterr().out
+    assert cli.main(["reduce", *parts, "--json"]) == 0
+    assert capsys.readouterr().out == single
+    merged = distributed.reduce_files(parts)
+    assert all(math.isnan(d["r2"]) for d in merged.details) and math.isnan(merged.corpus["mean_r2"])
 
 
 def test_torchrun_datscore_tiny_equals_single_process(tiny_m2m, tmp_path):

@@ -66,6 +66,14 @@ class InputFiles:
         if rows:
             yield self._chunk(start, rows, n_refs, names)
 
+    def fingerprint(self, scorer: Any, size: int) -> str:
+        """The fingerprint of the whole corpus as ``scorer`` reads it (every shard's records
+        header carries it), read ``size`` segments at a time."""
+        fingerprint = distributed.Fingerprint()
+        for _, preds, refs, srcs, extras in self.chunks(size):
+            fingerprint.update(scorer.validate(preds, refs, srcs, **extras))
+        return fingerprint.hexdigest()
+
     def _chunk(self, start: int, rows: List[Any], n_refs: int, names: List[str]) -> distributed.Chunk:
         preds = [r[0] for r in rows]
         refs: Optional[List[Any]] = None
@@ -162,7 +170,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         chunks = _with_progress(inputs.chunks(args.chunk_size), bar, cache_entries)
         if args.records:
             header = distributed.records_header(args.metric, distributed.record_options(config), scorer,
-                                                n_segments=inputs.n, shard=shard)
+                                                n_segments=inputs.n, shard=shard,
+                                                fingerprint=inputs.fingerprint(scorer, args.chunk_size))
             with distributed.RecordsWriter(args.records, header) as out:
                 for records in distributed.score_chunks(scorer, chunks, shard=shard):
                     out.write(records)

@@ -9,7 +9,14 @@ their length mix balanced. Per-call inputs (``extras``, e.g. SAM's ``base_scores
 sliced with the texts.
 
 Records files (writing, reading as untrusted data, reducing) are in
-:mod:`nlgmetrics.distributed.records`; their names are importable from here too.
+:mod:`nlgmetrics.distributed.records`; their names are importable from here too. A records
+file's header carries the fingerprint of the whole corpus (:func:`corpus_fingerprint`), so
+``reduce`` refuses shards cut from different inputs::
+
+    fingerprint = corpus_fingerprint(scorer, predictions, references)
+    records = score_shard(scorer, predictions, references, shard=(k, n))
+    write_records(path, metric, options, scorer, records, n_segments=len(predictions),
+                  shard=(k, n), fingerprint=fingerprint)
 """
 from __future__ import annotations
 
@@ -21,7 +28,10 @@ from nlgmetrics.core.result import MetricResult
 from nlgmetrics.distributed.records import (
     FORMAT,
     MAX_SEGMENTS,
+    Fingerprint,
     RecordsWriter,
+    corpus_digest,
+    corpus_fingerprint,
     parse_shard,
     read_records,
     record_line,
@@ -33,10 +43,10 @@ from nlgmetrics.distributed.records import (
     write_records,
 )
 
-__all__ = ["FORMAT", "MAX_SEGMENTS", "Chunk", "RecordsWriter", "gather_reduce", "init_distributed", "shutdown_distributed",
-           "parse_shard", "rank_and_world", "read_records", "record_line", "record_options", "records_header",
-           "reduce_files", "safe_option", "score_chunks", "score_distributed", "score_shard", "shard_ids",
-           "shard_size", "write_records"]
+__all__ = ["FORMAT", "MAX_SEGMENTS", "Chunk", "Fingerprint", "RecordsWriter", "corpus_digest", "corpus_fingerprint",
+           "gather_reduce", "init_distributed", "shutdown_distributed", "parse_shard", "rank_and_world", "read_records",
+           "record_line", "record_options", "records_header", "reduce_files", "safe_option", "score_chunks",
+           "score_distributed", "score_shard", "shard_ids", "shard_size", "write_records"]
 #: (first segment id, predictions, references, sources, extras) of one chunk of a corpus
 Chunk = Tuple[int, List[str], Optional[List[Any]], Optional[List[str]], Dict[str, List[Any]]]
 

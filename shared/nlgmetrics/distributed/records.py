@@ -2,27 +2,36 @@
 as untrusted data before the corpus reduction.
 
 A records file is JSON lines: a header (format, metric, options, signature, n_segments,
-shard), then one record per segment of the shard. Reading checks every field (format, ids
-in range and in the file's shard, counts consistent with the header, finite numbers) and
-names the file and line in each error without quoting the file. The reduction takes the
-metric's options from the caller, or from the files only when every option there is on the
-safe list (numbers, switches and fixed choices: never a path, a model name or a device), so
-a file never makes it create a directory or load a model.
+shard, inputs), then one record per segment of the shard. ``inputs`` is a fingerprint of the
+whole corpus the shard was cut from (:class:`Fingerprint`: every segment's prediction,
+references, sources and per-segment extras), so shards scored from different inputs are not
+merged. Non-finite floats (a metric's documented NaN or infinity) are written as
+``{"$float": "nan" | "inf" | "-inf"}`` and read back exactly; a bare ``NaN``/``Infinity`` or a
+malformed such object is refused. Reading checks every field (format, ids in range and in the
+file's shard, counts consistent with the header) and names the file and line in each error
+without quoting the file. The reduction takes the metric's options from the caller, or from
+the files only when every option there is on the safe list (numbers, switches and fixed
+choices: never a path, a model name or a device), so a file never makes it create a directory
+or load a model.
 """
 from __future__ import annotations
 
 import contextlib
 import gzip
+import hashlib
 import json
+import math
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from nlgmetrics.core.base import Record, Scorer
+from nlgmetrics.core.base import Inputs, Record, Scorer, reference_group
 from nlgmetrics.core.result import MetricResult
 
-FORMAT = 1
+#: format 2 added the header's ``inputs`` fingerprint; format 1 files (without it) are refused
+FORMAT = 2
 
 
 def parse_shard(text: str) -> Tuple[int, int]:
@@ -47,12 +56,42 @@ def _plain(obj: Any) -> Any:
     raise TypeError(f"record field of type {type(obj).__name__} is not JSON serialisable")
 
 
+#: JSON has no NaN or infinity: a non-finite float in a record is written as the object
+#: ``{"$float": "nan"}`` (``"inf"``, ``"-inf"``) and read back as that float. A record may hold
+#: no other object with this key, so the encoding is unambiguous.
+NONFINITE_KEY = "$float"
+_NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _encode(obj: Any, seg: Any) -> Any:
+    """``obj`` with every non-finite float replaced by its ``{"$float": ...}`` object."""
+    if isinstance(obj, float):
+        if math.isfinite(obj):
+            return obj
+        return {NONFINITE_KEY: "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")}
+    if isinstance(obj, dict):
+        if NONFINITE_KEY in obj:
+            raise ValueError(f"the record of segment {seg} holds the key {NONFINITE_KEY!r}, which a records "
+                             "file reserves for non-finite numbers")
+        return {k: _encode(v, seg) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_encode(v, seg) for v in obj]
+    if hasattr(obj, "tolist"):
+        return _encode(obj.tolist(), seg)
+    return obj
+
+
 def record_line(record: Record) -> str:
-    """One record as a JSON line; a non-finite number is refused (reading refuses it too)."""
+    """One record as a JSON line; non-finite floats (NaN, +-inf: a metric's documented values,
+    e.g. TextEval's ``r2`` of a two-text set) as ``{"$float": "nan" | "inf" | "-inf"}``, which
+    reading turns back into the same float."""
     try:
-        return json.dumps(record, default=_plain, allow_nan=False, separators=(",", ":"))
+        line = json.dumps(record, default=_plain, allow_nan=False, separators=(",", ":"))
+        if f'"{NONFINITE_KEY}"' not in line:  # the common case: all finite, no reserved key
+            return line
     except ValueError:
-        raise ValueError(f"the record of segment {record.get('id')} holds a non-finite number") from None
+        pass
+    return json.dumps(_encode(record, record.get("id")), default=_plain, allow_nan=False, separators=(",", ":"))
 
 
 class RecordsWriter:
@@ -101,17 +140,71 @@ class RecordsWriter:
             self.abort()
 
 
+FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+class Fingerprint:
+    """SHA-256 of a whole corpus, fed segment by segment in id order (a corpus read in chunks
+    gets the fingerprint of the corpus read at once). Each segment is one canonical JSON line
+    ``[prediction, references, source, {extra: value}]`` of the validated inputs (references as
+    a list, :func:`~nlgmetrics.core.base.reference_group`; ``null`` where a field is not given;
+    extras by sorted name), so equal inputs give equal fingerprints on every path and no two
+    corpora share one (JSON quotes every text; a line holds no raw newline).
+
+        >>> from nlgmetrics.core.base import validate_inputs
+        >>> fp = Fingerprint()
+        >>> fp.update(validate_inputs(["a cat"], ["the cat"]))
+        >>> fp.hexdigest() == corpus_digest(validate_inputs(["a cat"], [["the cat"]], multi_reference=True))
+        True
+    """
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256(b"nlgmetrics corpus 1\n")
+        self.n_segments = 0
+
+    def update(self, inputs: Inputs) -> None:
+        refs, srcs, extras = inputs.references, inputs.sources, sorted(inputs.extras.items())
+        for i, pred in enumerate(inputs.predictions):
+            segment = [pred, None if refs is None else reference_group(refs[i]),
+                       None if srcs is None else srcs[i], {name: values[i] for name, values in extras}]
+            line = json.dumps(segment, ensure_ascii=True, separators=(",", ":"), default=_plain)
+            self._hash.update(line.encode("ascii") + b"\n")
+        self.n_segments += len(inputs)
+
+    def hexdigest(self) -> str:
+        return "sha256:" + self._hash.hexdigest()
+
+
+def corpus_digest(inputs: Inputs) -> str:
+    """The :class:`Fingerprint` of validated inputs."""
+    fingerprint = Fingerprint()
+    fingerprint.update(inputs)
+    return fingerprint.hexdigest()
+
+
+def corpus_fingerprint(scorer: Scorer, predictions: Any, references: Any = None, sources: Any = None,
+                       **extras: Any) -> str:
+    """The fingerprint of a whole corpus as ``scorer`` reads it (for :func:`write_records`):
+    every shard of one run gives the same full corpus, so every shard has the same fingerprint."""
+    return corpus_digest(scorer.validate(predictions, references, sources, **extras))
+
+
 def records_header(metric: str, options: Dict[str, Any], scorer: Scorer, *, n_segments: int,
-                   shard: Tuple[int, int]) -> Dict[str, Any]:
-    """The first line of a records file: what a reduction checks the records against."""
+                   shard: Tuple[int, int], fingerprint: str) -> Dict[str, Any]:
+    """The first line of a records file: what a reduction checks the records against.
+    ``fingerprint`` is that of the whole corpus (:func:`corpus_fingerprint`), not the shard."""
+    if not isinstance(fingerprint, str) or not FINGERPRINT.fullmatch(fingerprint):
+        raise ValueError("fingerprint must be the corpus fingerprint (sha256:<64 hex digits>) from corpus_fingerprint")
     return {"metric": metric, "options": options, "signature": scorer.signature,
-            "n_segments": int(n_segments), "shard": f"{shard[0]}/{shard[1]}"}
+            "n_segments": int(n_segments), "shard": f"{shard[0]}/{shard[1]}", "inputs": fingerprint}
 
 
 def write_records(path: str, metric: str, options: Dict[str, Any], scorer: Scorer, records: List[Record],
-                  *, n_segments: int, shard: Tuple[int, int]) -> Path:
-    """Write a records file atomically (re-running a shard replaces it with the same content)."""
-    with RecordsWriter(path, records_header(metric, options, scorer, n_segments=n_segments, shard=shard)) as out:
+                  *, n_segments: int, shard: Tuple[int, int], fingerprint: str) -> Path:
+    """Write a records file atomically (re-running a shard replaces it with the same content).
+    ``fingerprint``: :func:`corpus_fingerprint` of the whole corpus the shard was cut from."""
+    header = records_header(metric, options, scorer, n_segments=n_segments, shard=shard, fingerprint=fingerprint)
+    with RecordsWriter(path, header) as out:
         out.write(records)
     return out.target
 
@@ -135,26 +228,50 @@ def record_options(config: Any) -> Dict[str, Any]:
     return {k: v for k, v in config.changed().items() if k not in never}
 
 
+class _BadValue(ValueError):
+    """A value JSON parses but a records file never holds."""
+
+
 def _no_constant(name: str) -> Any:
-    raise ValueError(name)
+    raise _BadValue(f"{name} is not allowed in a records file")
+
+
+def _nonfinite(obj: Dict[str, Any]) -> Any:
+    if NONFINITE_KEY not in obj:
+        return obj
+    name = obj[NONFINITE_KEY]
+    if len(obj) != 1 or not isinstance(name, str) or name not in _NONFINITE:
+        raise _BadValue(f'an object with the key "{NONFINITE_KEY}" must be exactly '
+                        f'{{"{NONFINITE_KEY}": "nan" | "inf" | "-inf"}}')
+    return _NONFINITE[name]
 
 
 def _parse(line: str, where: str) -> Any:
     try:
-        return json.loads(line, parse_constant=_no_constant)
+        return json.loads(line, parse_constant=_no_constant, object_hook=_nonfinite)
     except json.JSONDecodeError as err:
         raise ValueError(f"{where}: not valid JSON ({err.msg}, column {err.colno})") from None
-    except ValueError as err:  # NaN / Infinity
-        raise ValueError(f"{where}: {err} is not allowed in a records file") from None
+    except _BadValue as err:  # bare NaN / Infinity, a malformed non-finite number
+        raise ValueError(f"{where}: {err}") from None
+
+
+def _same(a: Record, b: Record) -> bool:
+    """Whether two records are the same, NaN equal to NaN (a shard given twice)."""
+    def canonical(rec: Record) -> str:
+        return json.dumps(_encode(rec, rec.get("id")), default=_plain, allow_nan=False, sort_keys=True)
+    return a == b or canonical(a) == canonical(b)
 
 
 def _check_header(first: Any, where: str) -> Dict[str, Any]:
     import nlgmetrics
 
+    if isinstance(first, dict) and first.get("nlgmetrics_records") == 1:
+        raise ValueError(f"{where}: records format 1, written by an older nlgmetrics, holds no fingerprint of its "
+                         "inputs, so shards of different inputs cannot be told apart; score the shards again")
     if not isinstance(first, dict) or first.get("nlgmetrics_records") != FORMAT:
         raise ValueError(f"{where}: not an nlgmetrics records file (format {FORMAT}); line 1 must be its header")
     metric, options, signature = first.get("metric"), first.get("options"), first.get("signature")
-    n, shard = first.get("n_segments"), first.get("shard")
+    n, shard, inputs = first.get("n_segments"), first.get("shard"), first.get("inputs")
     if not isinstance(metric, str) or metric not in nlgmetrics.REGISTRY:
         raise ValueError(f"{where}: unknown metric in the header; known: {', '.join(nlgmetrics.REGISTRY)}")
     if not isinstance(options, dict):
@@ -173,8 +290,10 @@ def _check_header(first: Any, where: str) -> Dict[str, Any]:
         k, n_shards = parse_shard(shard)
     except ValueError as err:
         raise ValueError(f"{where}: {err}") from None
+    if not isinstance(inputs, str) or not FINGERPRINT.fullmatch(inputs):
+        raise ValueError(f"{where}: the header's inputs must be a corpus fingerprint (sha256:<64 hex digits>)")
     return {"metric": metric, "options": options, "signature": signature, "n_segments": n,
-            "shard": (k, n_shards)}
+            "shard": (k, n_shards), "inputs": inputs}
 
 
 def _check_record(rec: Any, where: str, n: int, shard: Tuple[int, int]) -> Record:
@@ -193,7 +312,8 @@ def _check_record(rec: Any, where: str, n: int, shard: Tuple[int, int]) -> Recor
 def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
     """Read shard files and check them as untrusted data: the header's fields, each record's
     id (an integer in range, in the file's shard), the count of records against the header,
-    that all files come from one run and together cover every segment once (the same shard
+    that all files come from one run (metric, options, signature, segment count and the
+    fingerprint of the inputs agree) and together cover every segment once (the same shard
     given twice is merged when its records are identical). Every error names the file and
     line and quotes nothing of the file. Returns (header, records sorted by id)."""
     from nlgmetrics import files
@@ -209,7 +329,7 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
         except StopIteration:
             raise ValueError(f"{path}: empty; not an nlgmetrics records file") from None
         head = _check_header(_parse(first_line, f"{path}, line 1"), f"{path}, line 1")
-        run = {k: head[k] for k in ("metric", "options", "signature", "n_segments")}
+        run = {k: head[k] for k in ("metric", "options", "signature", "n_segments", "inputs")}
         if header is None:
             header, first_path = run, path
         elif run != header:
@@ -218,6 +338,10 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
                 keys = set(run["options"]) | set(header["options"])
                 differ[differ.index("options")] = "options " + ", ".join(
                     sorted(k for k in keys if run["options"].get(k) != header["options"].get(k)))
+            if differ == ["inputs"]:
+                raise ValueError(f"{path}, line 1: was scored from other inputs than {first_path} (their corpus "
+                                 "fingerprints differ: other predictions, references, sources or per-segment "
+                                 "inputs); give every shard of a run the same whole corpus")
             raise ValueError(f"{path}, line 1: comes from a different run than {first_path} "
                              f"({'; '.join(differ)} differ)")
         n, shard = head["n_segments"], head["shard"]
@@ -229,7 +353,7 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
             rec = _check_record(_parse(line, where), where, n, shard)
             for seen in (mine, by_id):
                 old = seen.get(rec["id"])
-                if old is not None and old != rec:
+                if old is not None and not _same(old, rec):
                     raise ValueError(f"{where}: segment {rec['id']} has conflicting records")
             mine[rec["id"]] = rec
         want = shard_size(n, *shard)
