@@ -164,6 +164,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seeds", type=int, default=SEEDS,
                         help="full fine-tune only: train from seeds 0..N-1 and average their best epochs' "
                              f"weights (a uniform soup); default {SEEDS}")
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="train seeds FIRST..FIRST+N-1 (with --seeds N); default 0")
     parser.add_argument("--checkpoint", type=Path, default=None,
                         help="write each seed's best epoch's state here (seed N > 0: NAME-seedN.npz) "
                              "after each epoch")
@@ -195,7 +197,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if mode == "lora":
             model.add_lora(args.rank, args.alpha)
     else:
-        for seed in range(args.seeds):
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
             run, model = train_seed(SEED + seed, args, mode, lr, texts, labels, fit, tune)
             runs.append(run)
     tokenizer = model.tokenizer
