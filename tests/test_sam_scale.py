@@ -3,6 +3,8 @@ C * (1 - p) on 0-1 and 0-100 bases, pushes negative scores down, and given score
 their scale are refused with an error naming base_range."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given as hgiven
 from hypothesis import settings
@@ -106,3 +108,33 @@ def test_encoder_options_leave_the_signature_when_no_encoder_runs():
     plain, tuned = SAM(base="chrf", quiet=True), SAM(base="chrf", profile="lite", dtype="bf16", quiet=True)
     assert plain.signature == tuned.signature and "profile" not in tuned.signature
     assert SAMConfig(base="bertscore", profile="lite", dtype="bf16").signature_fields()["profile"] == "lite"
+
+
+def _cli_error(capsys, argv):
+    from nlgmetrics import cli
+
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    err = capsys.readouterr().err.strip()
+    return info.value.code, err
+
+
+def test_cli_given_score_errors_are_usage_errors_before_loading(tmp_path, capsys, monkeypatch):
+    """On the command line a misplaced, missing or out-of-range --base-scores is a usage error
+    (exit 2) found before SAM builds anything, and the message names the CLI's flags."""
+    monkeypatch.setattr(SAM, "setup", lambda self: pytest.fail("SAM was built before the inputs were checked"))
+    hyp, ref, base = tmp_path / "h.txt", tmp_path / "r.txt", tmp_path / "b.txt"
+    hyp.write_text(f"{HYP}\n{REF}\n")
+    ref.write_text(f"{REF}\n{REF}\n")
+    base.write_text("0.5\n50\n")
+    argv = ["score", "sam", "-p", str(hyp), "-r", str(ref)]
+    code, err = _cli_error(capsys, argv + ["--base", "chrf", "--base-scores", str(base)])
+    assert code == 2 and err == "error: --base-scores FILE is for --base given only; --base chrf computes its own base scores"
+    code, err = _cli_error(capsys, argv + ["--base", "given"])
+    assert code == 2 and err == "error: --base given takes the base scores from the caller: --base-scores FILE"
+    code, err = _cli_error(capsys, argv + ["--base", "given", "--base-scores", str(base)])
+    assert code == 2 and err.startswith(f"error: {base}, line 2 = 50.0 lies outside [0, 1]; set base_range=(low, high)")
+    # the Python spelling stays Python's
+    with pytest.raises(ValueError, match=r"base='given' takes the base scores from the caller: score\(predictions"):
+        SAM.check_extra_names(SAMConfig(base="given"), ())
+
