@@ -138,3 +138,23 @@ def test_cli_given_score_errors_are_usage_errors_before_loading(tmp_path, capsys
     with pytest.raises(ValueError, match=r"base='given' takes the base scores from the caller: score\(predictions"):
         SAM.check_extra_names(SAMConfig(base="given"), ())
 
+
+def test_cli_takes_base_range_as_the_hint_spells_it(tmp_path, capsys):
+    """The out-of-range hint says base_range=(low, high): the option parser takes a tuple
+    option in that spelling as well as in JSON's [low, high]."""
+    from nlgmetrics import cli
+
+    spec = SAMConfig.spec("base_range")
+    assert spec.parse("(0, 100)") == spec.parse("[0, 100]") == [0, 100]
+    assert spec.parse(" (-1.5,1) ") == [-1.5, 1]
+    assert SAMConfig.from_options(**SAMConfig.parse_options({"base": "given", "base_range": "(-1, 1)"})).base_range \
+        == (-1.0, 1.0)
+    hyp, ref, base = tmp_path / "h.txt", tmp_path / "r.txt", tmp_path / "b.txt"
+    hyp.write_text(f"{HYP}\n")
+    ref.write_text(f"{REF}\n")
+    base.write_text("80\n")
+    argv = ["score", "sam", "-p", str(hyp), "-r", str(ref), "--base", "given", "--base-scores", str(base),
+            "-o", f"lexicon={json.dumps(LEX)}", "--json", "-q"]
+    assert cli.main(argv + ["-o", "base_range=(0, 100)"]) == 0
+    assert json.loads(capsys.readouterr().out)["scores"] == pytest.approx([80 * 0.2])
+
