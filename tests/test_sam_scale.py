@@ -158,3 +158,14 @@ def test_cli_takes_base_range_as_the_hint_spells_it(tmp_path, capsys):
     assert cli.main(argv + ["-o", "base_range=(0, 100)"]) == 0
     assert json.loads(capsys.readouterr().out)["scores"] == pytest.approx([80 * 0.2])
 
+
+def test_top_level_score_passes_per_segment_inputs():
+    """nlgmetrics.score hands the metric's declared per-segment inputs (SAM's base_scores) to
+    score() and the rest to the configuration; unknown names are still refused."""
+    got = nlgmetrics.score("sam", [HYP, REF], [REF, REF], base="given", base_scores=[0.9, 0.8], lexicon=LEX)
+    want = SAM(base="given", lexicon=LEX).score([HYP, REF], [REF, REF], base_scores=[0.9, 0.8])
+    assert got.scores == want.scores == pytest.approx([0.9 * 0.2, 0.8])
+    with pytest.raises(ValueError, match="unknown option 'bogus'"):
+        nlgmetrics.score("sam", [HYP], [REF], base="given", base_scores=[0.9], lexicon=LEX, bogus=1)
+    with pytest.raises(ValueError, match=r"base_scores=\[\.\.\.\]\) is for base='given' only"):
+        nlgmetrics.score("sam", [HYP], [REF], base="chrf", base_scores=[0.9], lexicon=LEX)

@@ -23,7 +23,7 @@ import abc
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Collection, Dict, List, Optional, Sequence, Tuple, Type
+from typing import Any, ClassVar, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
 from .config import MetricConfig
 from .result import MetricResult, make_signature
@@ -195,6 +195,14 @@ class Spelling:
 
 
 PYTHON_SPELLING = Spelling()
+
+
+def split_extras(cls: Type["Scorer"], kwargs: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """``(options, extras)``: the keyword arguments that are the scorer's declared per-segment
+    inputs (``extra_inputs``, e.g. SAM's ``base_scores``) go to ``score``; the rest are
+    configuration options (an unknown name stays there, for the configuration to refuse)."""
+    options = {k: v for k, v in kwargs.items() if k not in cls.extra_inputs}
+    return options, {k: v for k, v in kwargs.items() if k in cls.extra_inputs}
 
 
 class Scorer(abc.ABC):
