@@ -35,8 +35,27 @@ def toy(monkeypatch):
 
 # -- example boxes --------------------------------------------------------------------------
 def test_example_lines_are_aligned_segments():
-    got = ui.example_inputs(SINGLE, "a b\n\n c d \n", "e f\ng h", None)
-    assert got == {"predictions": ["a b", "c d"], "references": ["e f", "g h"], "sources": None}
+    got = ui.example_inputs(SINGLE, "a b\n\n c d \n", "e f\n\ng h", None)
+    assert got == {"predictions": ["a b", "", "c d"], "references": ["e f", "", "g h"], "sources": None}
+
+
+@pytest.mark.parametrize("text", ["one\n\nthree", "one\r\n\r\nthree\r\n", "one\n\nthree\n",
+                                  "one\u2028more\n\x85two\x0c\nthree", "\n\none", "one\n\n\n"])
+def test_example_lines_follow_the_cli_line_rule(tmp_path, text):
+    """A blank line is an empty text (not dropped), only \\n and \\r\\n end a line (not
+    U+2028, \\x85 or a form feed), one final newline ends the last line: the segments are
+    the lines the CLI reads from a file of the same text."""
+    from nlgmetrics import files
+
+    path = tmp_path / "box.txt"
+    path.write_bytes(text.encode("utf-8"))
+    lines = files.read_lines(path)
+    assert len(lines) == 3
+    refs = "\n".join(f"ref {i}" for i in range(len(lines)))
+    got = ui.example_inputs(SINGLE, text, refs, None)
+    assert got["predictions"] == [line.strip() for line in lines]
+    assert got["references"] == ["ref 0", "ref 1", "ref 2"]
+    assert files.split_lines(text) == lines
 
 
 def test_example_reference_set_and_multi_reference():

@@ -22,7 +22,12 @@ REFERENCE_SEPARATOR = "|||"
 
 
 def _lines(text: Optional[str]) -> List[str]:
-    return [line.strip() for line in (text or "").splitlines() if line.strip()]
+    """A text box's segments, lines as the CLI reads a file's (:func:`nlgmetrics.files.split_lines`:
+    a blank line between others is an empty text, one final newline ends the last line), each
+    stripped of surrounding spaces; a box holding only whitespace holds none."""
+    if not text or not text.strip():
+        return []
+    return [line.strip() for line in files.split_lines(text)]
 
 
 def _reference_line(line: str, multi: bool) -> Any:
