@@ -97,6 +97,9 @@ def test_read_jsonl_and_json(tmp_path):
     rows = [{"prediction": "h1", "references": ["r1", "r2"]}, {"prediction": "h2", "references": ["r3"]}]
     jsonl = _write(tmp_path / "a.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n\n")
     assert ui.read_batch(jsonl, MULTI)["references"] == [["r1", "r2"], ["r3"]]
+    empty = _write(tmp_path / "e.jsonl", json.dumps({"prediction": "h", "references": []}) + "\n")
+    with pytest.raises(ValueError, match=r"row 1 \(line 1 of e.jsonl\): 'references' must be a string or a non-empty"):
+        ui.read_batch(empty, MULTI)
     as_json = _write(tmp_path / "a.json", json.dumps([{"hypothesis": "h", "reference": ["r"]}]))
     assert ui.read_batch(as_json, SINGLE) == {"predictions": ["h"], "references": ["r"], "sources": None}
 
@@ -112,6 +115,11 @@ def test_read_jsonl_and_json(tmp_path):
     ("a.jsonl", "{\"prediction\": \"x\", \"reference\": \"y\"}\n\n{\"reference\": \"y\"}\n",
      r"row 2 \(line 3 of a.jsonl\) has no 'prediction' value"),
     ("a.jsonl", "[1, 2]\n", r"a.jsonl, line 1: expected a JSON object"),
+    # a value of the wrong type: the row, the file's line (1-based) and the key as the file spells it
+    ("a.jsonl", "{\"prediction\": \"x\", \"reference\": \"y\"}\n\n{\"prediction\": 5, \"reference\": \"y\"}\n",
+     r"row 2 \(line 3 of a.jsonl\): 'prediction' must be a string, got 5"),
+    ("a.jsonl", "{\"prediction\": \"x\", \"reference\": [\"y\", \"z\"]}\n",
+     r"row 1 \(line 1 of a.jsonl\): 'reference' must be a string, got \[\"y\", \"z\"\]"),
     ("a.json", "{\"prediction\": \"x\"}", r"a.json: a .json file must hold a list of objects"),
     ("a.txt", "x", "upload a .csv"),
 ])

@@ -288,13 +288,18 @@ def _lookup(values: Mapping[str, Any], key: str) -> Tuple[bool, Any]:
 
 def text_field(row: Row, key: str, name: str, *, aliases: Sequence[str] = (), allow_list: bool = False) -> Any:
     """A text (or, with ``allow_list``, a non-empty list of texts) from a row, checked."""
-    value = field(row, key, name, aliases=aliases)
+    return text_value(field(row, key, name, aliases=aliases), f"{name}, line {row[0]}", key, allow_list=allow_list)
+
+
+def text_value(value: Any, where: str, key: str, *, allow_list: bool = False) -> Any:
+    """``value`` of a row's ``key`` when it is a text (or, with ``allow_list``, a non-empty list
+    of texts), else an error naming ``where`` (the file and line) and the key."""
     if isinstance(value, str):
         return value
     if allow_list and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         return value
     want = "a string or a non-empty list of strings" if allow_list else "a string"
-    raise InputFileError(f"{name}, line {row[0]}: {key!r} must be {want}, got {json.dumps(value)[:60]}")
+    raise InputFileError(f"{where}: {key!r} must be {want}, got {json.dumps(value)[:60]}")
 
 
 def number_field(row: Row, key: str, name: str) -> float:
@@ -340,4 +345,4 @@ def write_csv(path: PathLike, rows: Sequence[Mapping[str, Any]], columns: Option
 
 __all__ = ["InputFileError", "count_lines", "csv_safe", "field", "iter_csv", "iter_jsonl", "iter_lines",
            "iter_rows", "number_field", "open_binary", "read_lines", "read_rows", "split_lines", "table_format",
-           "text_field", "write_csv"]
+           "text_field", "text_value", "write_csv"]

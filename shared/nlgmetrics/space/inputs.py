@@ -165,7 +165,8 @@ def _read_json(rows: List[Tuple[str, Dict[str, Any]]], cls: Any) -> Dict[str, An
                 raise ValueError(f"{where} has no '{_SINGULAR[field_name]}' value (other rows have '{key}')")
             if field_name == "references" and not cls.multi_reference and isinstance(value, list) and len(value) == 1:
                 value = value[0]
-            values.append(value)
+            values.append(files.text_value(value, where, key,
+                                           allow_list=field_name == "references" and cls.multi_reference))
         out[field_name] = values
     if out["predictions"] is None:
         raise ValueError(f"the rows have no 'prediction' key (keys found: {', '.join(keys) or 'none'})")
