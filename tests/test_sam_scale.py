@@ -3,6 +3,8 @@ C * (1 - p) on 0-1 and 0-100 bases, pushes negative scores down, and given score
 their scale are refused with an error naming base_range."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given as hgiven
 from hypothesis import settings
@@ -106,3 +108,64 @@ def test_encoder_options_leave_the_signature_when_no_encoder_runs():
     plain, tuned = SAM(base="chrf", quiet=True), SAM(base="chrf", profile="lite", dtype="bf16", quiet=True)
     assert plain.signature == tuned.signature and "profile" not in tuned.signature
     assert SAMConfig(base="bertscore", profile="lite", dtype="bf16").signature_fields()["profile"] == "lite"
+
+
+def _cli_error(capsys, argv):
+    from nlgmetrics import cli
+
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    err = capsys.readouterr().err.strip()
+    return info.value.code, err
+
+
+def test_cli_given_score_errors_are_usage_errors_before_loading(tmp_path, capsys, monkeypatch):
+    """On the command line a misplaced, missing or out-of-range --base-scores is a usage error
+    (exit 2) found before SAM builds anything, and the message names the CLI's flags."""
+    monkeypatch.setattr(SAM, "setup", lambda self: pytest.fail("SAM was built before the inputs were checked"))
+    hyp, ref, base = tmp_path / "h.txt", tmp_path / "r.txt", tmp_path / "b.txt"
+    hyp.write_text(f"{HYP}\n{REF}\n")
+    ref.write_text(f"{REF}\n{REF}\n")
+    base.write_text("0.5\n50\n")
+    argv = ["score", "sam", "-p", str(hyp), "-r", str(ref)]
+    code, err = _cli_error(capsys, argv + ["--base", "chrf", "--base-scores", str(base)])
+    assert code == 2 and err == "error: --base-scores FILE is for --base given only; --base chrf computes its own base scores"
+    code, err = _cli_error(capsys, argv + ["--base", "given"])
+    assert code == 2 and err == "error: --base given takes the base scores from the caller: --base-scores FILE"
+    code, err = _cli_error(capsys, argv + ["--base", "given", "--base-scores", str(base)])
+    assert code == 2 and err.startswith(f"error: {base}, line 2 = 50.0 lies outside [0, 1]; set base_range=(low, high)")
+    # the Python spelling stays Python's
+    with pytest.raises(ValueError, match=r"base='given' takes the base scores from the caller: score\(predictions"):
+        SAM.check_extra_names(SAMConfig(base="given"), ())
+
+
+def test_cli_takes_base_range_as_the_hint_spells_it(tmp_path, capsys):
+    """The out-of-range hint says base_range=(low, high): the option parser takes a tuple
+    option in that spelling as well as in JSON's [low, high]."""
+    from nlgmetrics import cli
+
+    spec = SAMConfig.spec("base_range")
+    assert spec.parse("(0, 100)") == spec.parse("[0, 100]") == [0, 100]
+    assert spec.parse(" (-1.5,1) ") == [-1.5, 1]
+    assert SAMConfig.from_options(**SAMConfig.parse_options({"base": "given", "base_range": "(-1, 1)"})).base_range \
+        == (-1.0, 1.0)
+    hyp, ref, base = tmp_path / "h.txt", tmp_path / "r.txt", tmp_path / "b.txt"
+    hyp.write_text(f"{HYP}\n")
+    ref.write_text(f"{REF}\n")
+    base.write_text("80\n")
+    argv = ["score", "sam", "-p", str(hyp), "-r", str(ref), "--base", "given", "--base-scores", str(base),
+            "-o", f"lexicon={json.dumps(LEX)}", "--json", "-q"]
+    assert cli.main(argv + ["-o", "base_range=(0, 100)"]) == 0
+    assert json.loads(capsys.readouterr().out)["scores"] == pytest.approx([80 * 0.2])
+
+
+def test_top_level_score_passes_per_segment_inputs():
+    """nlgmetrics.score hands the metric's declared per-segment inputs (SAM's base_scores) to
+    score() and the rest to the configuration; unknown names are still refused."""
+    got = nlgmetrics.score("sam", [HYP, REF], [REF, REF], base="given", base_scores=[0.9, 0.8], lexicon=LEX)
+    want = SAM(base="given", lexicon=LEX).score([HYP, REF], [REF, REF], base_scores=[0.9, 0.8])
+    assert got.scores == want.scores == pytest.approx([0.9 * 0.2, 0.8])
+    with pytest.raises(ValueError, match="unknown option 'bogus'"):
+        nlgmetrics.score("sam", [HYP], [REF], base="given", base_scores=[0.9], lexicon=LEX, bogus=1)
+    with pytest.raises(ValueError, match=r"base_scores=\[\.\.\.\]\) is for base='given' only"):
+        nlgmetrics.score("sam", [HYP], [REF], base="chrf", base_scores=[0.9], lexicon=LEX)

@@ -35,8 +35,27 @@ def toy(monkeypatch):
 
 # -- example boxes --------------------------------------------------------------------------
 def test_example_lines_are_aligned_segments():
-    got = ui.example_inputs(SINGLE, "a b\n\n c d \n", "e f\ng h", None)
-    assert got == {"predictions": ["a b", "c d"], "references": ["e f", "g h"], "sources": None}
+    got = ui.example_inputs(SINGLE, "a b\n\n c d \n", "e f\n\ng h", None)
+    assert got == {"predictions": ["a b", "", "c d"], "references": ["e f", "", "g h"], "sources": None}
+
+
+@pytest.mark.parametrize("text", ["one\n\nthree", "one\r\n\r\nthree\r\n", "one\n\nthree\n",
+                                  "one\u2028more\n\x85two\x0c\nthree", "\n\none", "one\n\n\n"])
+def test_example_lines_follow_the_cli_line_rule(tmp_path, text):
+    """A blank line is an empty text (not dropped), only \\n and \\r\\n end a line (not
+    U+2028, \\x85 or a form feed), one final newline ends the last line: the segments are
+    the lines the CLI reads from a file of the same text."""
+    from nlgmetrics import files
+
+    path = tmp_path / "box.txt"
+    path.write_bytes(text.encode("utf-8"))
+    lines = files.read_lines(path)
+    assert len(lines) == 3
+    refs = "\n".join(f"ref {i}" for i in range(len(lines)))
+    got = ui.example_inputs(SINGLE, text, refs, None)
+    assert got["predictions"] == [line.strip() for line in lines]
+    assert got["references"] == ["ref 0", "ref 1", "ref 2"]
+    assert files.split_lines(text) == lines
 
 
 def test_example_reference_set_and_multi_reference():
@@ -78,6 +97,9 @@ def test_read_jsonl_and_json(tmp_path):
     rows = [{"prediction": "h1", "references": ["r1", "r2"]}, {"prediction": "h2", "references": ["r3"]}]
     jsonl = _write(tmp_path / "a.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n\n")
     assert ui.read_batch(jsonl, MULTI)["references"] == [["r1", "r2"], ["r3"]]
+    empty = _write(tmp_path / "e.jsonl", json.dumps({"prediction": "h", "references": []}) + "\n")
+    with pytest.raises(ValueError, match=r"row 1 \(line 1 of e.jsonl\): 'references' must be a string or a non-empty"):
+        ui.read_batch(empty, MULTI)
     as_json = _write(tmp_path / "a.json", json.dumps([{"hypothesis": "h", "reference": ["r"]}]))
     assert ui.read_batch(as_json, SINGLE) == {"predictions": ["h"], "references": ["r"], "sources": None}
 
@@ -93,6 +115,11 @@ def test_read_jsonl_and_json(tmp_path):
     ("a.jsonl", "{\"prediction\": \"x\", \"reference\": \"y\"}\n\n{\"reference\": \"y\"}\n",
      r"row 2 \(line 3 of a.jsonl\) has no 'prediction' value"),
     ("a.jsonl", "[1, 2]\n", r"a.jsonl, line 1: expected a JSON object"),
+    # a value of the wrong type: the row, the file's line (1-based) and the key as the file spells it
+    ("a.jsonl", "{\"prediction\": \"x\", \"reference\": \"y\"}\n\n{\"prediction\": 5, \"reference\": \"y\"}\n",
+     r"row 2 \(line 3 of a.jsonl\): 'prediction' must be a string, got 5"),
+    ("a.jsonl", "{\"prediction\": \"x\", \"reference\": [\"y\", \"z\"]}\n",
+     r"row 1 \(line 1 of a.jsonl\): 'reference' must be a string, got \[\"y\", \"z\"\]"),
     ("a.json", "{\"prediction\": \"x\"}", r"a.json: a .json file must hold a list of objects"),
     ("a.txt", "x", "upload a .csv"),
 ])

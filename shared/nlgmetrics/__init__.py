@@ -68,8 +68,13 @@ def load(name: str, *, quiet: Optional[bool] = None, **options: Any) -> "Scorer"
 
 def score(name: str, predictions: Any, references: Any = None, sources: Any = None,
           **options: Any) -> "MetricResult":
-    """Score with metric ``name``: ``nlgmetrics.score("sam", hyps, refs, base="chrf")``."""
-    return load(name, **options).score(predictions, references, sources)
+    """Score with metric ``name``: ``nlgmetrics.score("sam", hyps, refs, base="chrf")``. The
+    metric's per-segment inputs (``extra_inputs``: SAM's ``base_scores``) go to its ``score``
+    with the texts; every other keyword is a configuration option."""
+    from .core.base import split_extras
+
+    config_options, extras = split_extras(scorer_class(name), options)
+    return load(name, **config_options).score(predictions, references, sources, **extras)
 
 
 def metric_path(name: str) -> str:

@@ -21,7 +21,7 @@ import datasets
 import evaluate
 
 import nlgmetrics
-from nlgmetrics.core.base import validate_texts
+from nlgmetrics.core.base import split_extras, validate_texts
 from nlgmetrics.core.config import kwargs_doc
 
 TEXT = datasets.Value("string")
@@ -167,8 +167,7 @@ def compute(name: str, predictions: Any, references: Any = None, sources: Any = 
     ``details`` plus ``corpus`` with ``return_details=True``). ``kwargs`` are configuration
     options, except the scorer's per-segment inputs (``extra_inputs``, e.g. SAM's
     ``base_scores``), which go to ``score`` beside the texts."""
-    cls = nlgmetrics.scorer_class(name)
-    extras = {k: kwargs.pop(k) for k in list(kwargs) if k in cls.extra_inputs}
+    kwargs, extras = split_extras(nlgmetrics.scorer_class(name), kwargs)
     merged = dict(config_options or {})
     merged.update(kwargs)
     scorer = nlgmetrics.load(name, quiet=quiet, **merged)

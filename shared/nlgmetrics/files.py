@@ -122,6 +122,15 @@ def _raw_lines(fh: IO[bytes], name: str, max_line_bytes: Optional[int]) -> Itera
         yield raw
 
 
+def _chomp(line: str) -> str:
+    """A line without its end: ``\\n`` or ``\\r\\n`` (a stray ``\\r`` stays)."""
+    if line.endswith("\n"):
+        line = line[:-1]
+        if line.endswith("\r"):
+            line = line[:-1]
+    return line
+
+
 def iter_lines(path: PathLike, label: Optional[str] = None, *, max_line_bytes: Optional[int] = None) -> Iterator[str]:
     """The file's lines one at a time (constant memory), decoded and checked as UTF-8; a line
     longer than ``max_line_bytes`` (when given) is an error, so a crafted file cannot make a
@@ -131,11 +140,18 @@ def iter_lines(path: PathLike, label: Optional[str] = None, *, max_line_bytes: O
         for lineno, raw in enumerate(_raw_lines(fh, name, max_line_bytes), start=1):
             if lineno == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM):]
-            if raw.endswith(b"\n"):
-                raw = raw[:-1]
-                if raw.endswith(b"\r"):
-                    raw = raw[:-1]
-            yield _decode(raw, name, lineno)
+            yield _chomp(_decode(raw, name, lineno))
+
+
+def split_lines(text: str) -> List[str]:
+    """A typed or pasted text's lines by the rule of a file's (see the module): only ``\\n``
+    ends a line (not U+2028, ``\\x85`` or a form feed, as :meth:`str.splitlines` would), a
+    final line without one counts, an empty line is an empty item, an empty text holds none.
+
+    >>> split_lines("a\\r\\n\\nb\\u2028c\\n"), split_lines(""), split_lines("\\n")
+    (['a', '', 'b\\u2028c'], [], [''])
+    """
+    return [_chomp(line) for line in io.StringIO(text, newline="\n")]
 
 
 def read_lines(path: PathLike, label: Optional[str] = None) -> List[str]:
@@ -272,13 +288,18 @@ def _lookup(values: Mapping[str, Any], key: str) -> Tuple[bool, Any]:
 
 def text_field(row: Row, key: str, name: str, *, aliases: Sequence[str] = (), allow_list: bool = False) -> Any:
     """A text (or, with ``allow_list``, a non-empty list of texts) from a row, checked."""
-    value = field(row, key, name, aliases=aliases)
+    return text_value(field(row, key, name, aliases=aliases), f"{name}, line {row[0]}", key, allow_list=allow_list)
+
+
+def text_value(value: Any, where: str, key: str, *, allow_list: bool = False) -> Any:
+    """``value`` of a row's ``key`` when it is a text (or, with ``allow_list``, a non-empty list
+    of texts), else an error naming ``where`` (the file and line) and the key."""
     if isinstance(value, str):
         return value
     if allow_list and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         return value
     want = "a string or a non-empty list of strings" if allow_list else "a string"
-    raise InputFileError(f"{name}, line {row[0]}: {key!r} must be {want}, got {json.dumps(value)[:60]}")
+    raise InputFileError(f"{where}: {key!r} must be {want}, got {json.dumps(value)[:60]}")
 
 
 def number_field(row: Row, key: str, name: str) -> float:
@@ -323,5 +344,5 @@ def write_csv(path: PathLike, rows: Sequence[Mapping[str, Any]], columns: Option
 
 
 __all__ = ["InputFileError", "count_lines", "csv_safe", "field", "iter_csv", "iter_jsonl", "iter_lines",
-           "iter_rows", "number_field", "open_binary", "read_lines", "read_rows", "table_format", "text_field",
-           "write_csv"]
+           "iter_rows", "number_field", "open_binary", "read_lines", "read_rows", "split_lines", "table_format",
+           "text_field", "text_value", "write_csv"]

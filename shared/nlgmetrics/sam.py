@@ -24,9 +24,9 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .core.base import Inputs, Record, Scorer, mean_reduce
+from .core.base import PYTHON_SPELLING, Inputs, Record, Scorer, Spelling, mean_reduce
 from .core.config import MetricConfig, option
 from .core.lexical import corpus_sentence_scores, meteor_align, sentence_bleu, sentence_chrf, sentence_meteor
 from .core.linguistic import get_analyzer
@@ -214,6 +214,25 @@ def non_latin(text: str) -> bool:
 
 
 # -- the scorer -------------------------------------------------------------------------------
+def check_base_score(value: Any, where: str, base_range: Optional[Tuple[float, float]] = None) -> float:
+    """One caller's base score: a finite number inside ``base_range`` (default [0, 1]);
+    ``where`` names it in the error (``base_scores[3]``, ``scores.txt, line 4``)."""
+    low, high = base_range or (0.0, 1.0)
+    try:
+        if isinstance(value, (bool, str, bytes)) or str(getattr(value, "dtype", "")) == "bool":
+            raise TypeError  # float() would take True, np.True_ and "0.5"
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where} is not a number: {value!r}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{where} is {number}; give finite numbers")
+    if not low <= number <= high:
+        hint = ("set base_range=(low, high) to the scale of your metric (e.g. (-1, 1) or (0, 100))"
+                if base_range is None else "widen base_range or check the scores")
+        raise ValueError(f"{where} = {number} lies outside [{low:g}, {high:g}]; {hint}")
+    return number
+
+
 def check_base_scores(base_scores: Any, n: int,
                       base_range: Optional[Tuple[float, float]] = None) -> List[float]:
     """Caller's base scores: ``n`` finite numbers inside ``base_range`` (default [0, 1])."""
@@ -222,23 +241,17 @@ def check_base_scores(base_scores: Any, n: int,
     values = list(base_scores)
     if len(values) != n:
         raise ValueError(f"base_scores has {len(values)} items but predictions has {n}")
-    low, high = base_range or (0.0, 1.0)
-    out = []
-    for i, value in enumerate(values):
-        try:
-            if isinstance(value, (bool, str, bytes)) or str(getattr(value, "dtype", "")) == "bool":
-                raise TypeError  # float() would take True, np.True_ and "0.5"
-            number = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"base_scores[{i}] is not a number: {value!r}") from None
-        if not math.isfinite(number):
-            raise ValueError(f"base_scores[{i}] is {number}; give finite numbers")
-        if not low <= number <= high:
-            hint = ("set base_range=(low, high) to the scale of your metric (e.g. (-1, 1) or (0, 100))"
-                    if base_range is None else "widen base_range or check the scores")
-            raise ValueError(f"base_scores[{i}] = {number} lies outside [{low:g}, {high:g}]; {hint}")
-        out.append(number)
-    return out
+    return [check_base_score(value, f"base_scores[{i}]", base_range) for i, value in enumerate(values)]
+
+
+def check_given(config: SAMConfig, names: Collection[str], spelling: Spelling = PYTHON_SPELLING) -> None:
+    """Base scores come from the caller exactly when ``base='given'``."""
+    given = spelling.option("base", "given")
+    if config.base == "given" and "base_scores" not in names:
+        raise ValueError(f"{given} takes the base scores from the caller: {spelling.extra('base_scores')}")
+    if config.base != "given" and "base_scores" in names:
+        raise ValueError(f"{spelling.extra('base_scores')} is for {given} only; "
+                         f"{spelling.option('base', config.base)} computes its own base scores")
 
 
 class SAM(Scorer):
@@ -285,22 +298,25 @@ class SAM(Scorer):
         return BASE_LOW[self.config.base]
 
     def check_extras(self, extras: Dict[str, Any], n: int) -> Dict[str, List[Any]]:
-        given = extras.get("base_scores")
+        check_given(self.config, extras)
         if self.config.base != "given":
-            if given is not None:
-                raise ValueError(f"base_scores were passed but this scorer computes base={self.config.base!r}; "
-                                 "create it with base='given'")
             return {}
-        if given is None:
-            raise ValueError("base='given' takes the base scores from the caller: "
-                             "score(predictions, references, base_scores=[...])")
-        return {"base_scores": check_base_scores(given, n, self.config.base_range)}
+        return {"base_scores": check_base_scores(extras["base_scores"], n, self.config.base_range)}
+
+    @classmethod
+    def check_extra_names(cls, config: MetricConfig, names: Collection[str],
+                          spelling: Spelling = PYTHON_SPELLING) -> None:
+        assert isinstance(config, SAMConfig)
+        check_given(config, names, spelling)
+
+    @classmethod
+    def check_extra_value(cls, config: MetricConfig, name: str, value: float, where: str) -> float:
+        assert isinstance(config, SAMConfig)
+        return check_base_score(value, where, config.base_range)
 
     def base_scores(self, predictions: Sequence[str], references: Sequence[str]) -> List[float]:
         """C_hr per segment from the configured base metric, on its own scale."""
-        if self.config.base == "given":
-            raise ValueError("base='given' takes the base scores from the caller: "
-                             "score(predictions, references, base_scores=[...])")
+        check_given(self.config, ())
         if self.encoder is not None:
             from .core.embeddings import bertscore
 

@@ -11,6 +11,7 @@ from typing import IO, Any, List, Optional, Sequence
 
 import nlgmetrics
 from nlgmetrics.core import config as core_config
+from nlgmetrics.core.base import Spelling
 from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.result import MetricResult, finite_or_none
 
@@ -33,6 +34,20 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> Any:
         raise CLIError(f"{message} (see: {self.prog} --help)")
+
+
+class CLISpelling(Spelling):
+    """Options and per-segment inputs as the command line writes them: ``--base given``,
+    ``--base-scores FILE``."""
+
+    def option(self, name: str, value: Any) -> str:
+        return f"--{name.replace('_', '-')} {value}"
+
+    def extra(self, name: str) -> str:
+        return f"--{name.replace('_', '-')} FILE"
+
+
+CLI_SPELLING = CLISpelling()
 
 
 def scorer_class(name: str) -> Any:
@@ -174,6 +189,6 @@ def print_error(err: BaseException) -> None:
     print(str(err) if isinstance(err, CLIError) else f"error: {err}", file=sys.stderr)
 
 
-__all__ = ["CLIError", "Parser", "add_metric_options", "as_number", "check_device", "config_from_args", "dumps",
+__all__ = ["CLI_SPELLING", "CLIError", "Parser", "add_metric_options", "as_number", "check_device", "config_from_args", "dumps",
            "finite_or_none", "load_scorer", "print_error", "scorer_class", "write_result"]
 

@@ -12,9 +12,10 @@ from typing import Any, Dict, Iterator, List, Optional
 from tqdm.auto import tqdm
 
 from nlgmetrics import distributed, files
-from nlgmetrics.cli.common import CLIError, as_number, config_from_args, load_scorer, scorer_class, write_result
+from nlgmetrics.cli.common import CLI_SPELLING, CLIError, as_number, config_from_args, load_scorer, scorer_class, write_result
 from nlgmetrics.core.base import Record
 from nlgmetrics.core.cache import live_caches
+from nlgmetrics.core.config import MetricConfig
 
 DEFAULT_CHUNK = 512
 #: while streaming, each cache of the scorer keeps at most this many chunks' worth of entries
@@ -95,10 +96,11 @@ def _count(path: str) -> int:
         raise CLIError(str(err)) from None
 
 
-def check_inputs(cls: Any, args: argparse.Namespace) -> InputFiles:
+def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> InputFiles:
     """Every input file read once (constant memory): readable, UTF-8, as many lines as the
     hypothesis file; references and sources as the metric takes them; per-segment number
-    files (``--base-scores``) hold finite numbers. Nothing has loaded yet."""
+    files (``--base-scores``) as ``config`` takes them, holding finite numbers the metric
+    accepts. Nothing has loaded yet."""
     refs: List[str] = list(args.references or [])
     if refs and cls.references_mode == "none":
         raise CLIError(f"{cls.name} takes no references (-r)")
@@ -115,6 +117,10 @@ def check_inputs(cls: Any, args: argparse.Namespace) -> InputFiles:
     for name in extras:
         if name not in cls.extra_inputs:
             raise CLIError(f"{cls.name} takes no {name.replace('_', ' ')}")
+    try:
+        cls.check_extra_names(config, extras, CLI_SPELLING)
+    except ValueError as err:
+        raise CLIError(str(err)) from None
     n = _count(args.predictions)
     if n == 0:
         raise CLIError(f"{args.predictions} holds no lines; give at least one segment")
@@ -122,12 +128,13 @@ def check_inputs(cls: Any, args: argparse.Namespace) -> InputFiles:
         m = _count(path)
         if m != n:
             raise CLIError(f"{path} has {m} lines but the hypothesis file has {n}")
-    for path in extras.values():
+    for name, path in extras.items():
         m = 0
         try:
             for m, line in enumerate(files.iter_lines(path), start=1):
-                as_number(line, f"{path}, line {m}")
-        except files.InputFileError as err:
+                where = f"{path}, line {m}"
+                cls.check_extra_value(config, name, as_number(line, where), where)
+        except (files.InputFileError, ValueError) as err:
             raise CLIError(str(err)) from None
         if m != n:
             raise CLIError(f"{path} has {m} lines but the hypothesis file has {n}")
@@ -151,7 +158,7 @@ def _with_progress(chunks: Iterator[distributed.Chunk], bar: Any,
 def cmd_score(args: argparse.Namespace) -> int:
     cls = scorer_class(args.metric)
     config = config_from_args(cls, args)
-    inputs = check_inputs(cls, args)
+    inputs = check_inputs(cls, args, config)
     if bool(args.shard) != bool(args.records):
         raise CLIError("--shard and --records go together")
     if args.distributed and args.shard:

@@ -23,7 +23,7 @@ import abc
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
+from typing import Any, ClassVar, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
 from .config import MetricConfig
 from .result import MetricResult, make_signature
@@ -182,6 +182,29 @@ def check_choice(label: str, value: Any, choices: Sequence[Any]) -> None:
         raise ValueError(f"unknown {label} {value!r}; choose one of {', '.join(map(str, choices))}")
 
 
+class Spelling:
+    """How a surface writes an option and a per-segment input, for the messages that tell a
+    caller what to pass: in Python ``base='given'`` and ``score(..., base_scores=[...])``; the
+    command line has its own (:data:`nlgmetrics.cli.common.CLI_SPELLING`)."""
+
+    def option(self, name: str, value: Any) -> str:
+        return f"{name}={value!r}"
+
+    def extra(self, name: str) -> str:
+        return f"score(predictions, references, {name}=[...])"
+
+
+PYTHON_SPELLING = Spelling()
+
+
+def split_extras(cls: Type["Scorer"], kwargs: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """``(options, extras)``: the keyword arguments that are the scorer's declared per-segment
+    inputs (``extra_inputs``, e.g. SAM's ``base_scores``) go to ``score``; the rest are
+    configuration options (an unknown name stays there, for the configuration to refuse)."""
+    options = {k: v for k, v in kwargs.items() if k not in cls.extra_inputs}
+    return options, {k: v for k, v in kwargs.items() if k in cls.extra_inputs}
+
+
 class Scorer(abc.ABC):
     """Base of every metric: ``score`` = validate -> ``score_segments`` -> ``reduce``.
 
@@ -244,6 +267,19 @@ class Scorer(abc.ABC):
     def check_extras(self, extras: Dict[str, Any], n: int) -> Dict[str, List[Any]]:
         """Validate per-call inputs (one value per segment); override with ``extra_inputs``."""
         return {}
+
+    @classmethod
+    def check_extra_names(cls, config: MetricConfig, names: Collection[str],
+                          spelling: Spelling = PYTHON_SPELLING) -> None:
+        """Before anything loads: whether ``config`` takes the declared per-segment inputs
+        ``names`` and has all it needs (``ValueError`` if not, written in ``spelling``).
+        Default: any of them, none required."""
+
+    @classmethod
+    def check_extra_value(cls, config: MetricConfig, name: str, value: float, where: str) -> float:
+        """Before anything loads: one number of per-segment input ``name`` (``where`` names it
+        in the error, e.g. ``scores.txt, line 4``). Default: any finite number."""
+        return value
 
     def score(self, predictions: Any, references: Any = None, sources: Any = None,
               **extras: Any) -> MetricResult:

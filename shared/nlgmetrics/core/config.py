@@ -167,6 +167,12 @@ class OptionSpec:
                 raise ValueError(f"{self.name} must be a number, got {text!r}") from None
         if base is str:
             return text
+        stripped = text.strip()
+        if typing.get_origin(base) is tuple and stripped[:1] == "(" and stripped[-1:] == ")":
+            try:  # a tuple option (no string among its types) also takes Python's "(low, high)"
+                return json.loads(f"[{stripped[1:-1]}]")
+            except json.JSONDecodeError:
+                pass
         try:  # mappings, sequences and unions: JSON, else the plain string
             return json.loads(text)
         except json.JSONDecodeError:

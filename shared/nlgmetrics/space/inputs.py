@@ -22,7 +22,12 @@ REFERENCE_SEPARATOR = "|||"
 
 
 def _lines(text: Optional[str]) -> List[str]:
-    return [line.strip() for line in (text or "").splitlines() if line.strip()]
+    """A text box's segments, lines as the CLI reads a file's (:func:`nlgmetrics.files.split_lines`:
+    a blank line between others is an empty text, one final newline ends the last line), each
+    stripped of surrounding spaces; a box holding only whitespace holds none."""
+    if not text or not text.strip():
+        return []
+    return [line.strip() for line in files.split_lines(text)]
 
 
 def _reference_line(line: str, multi: bool) -> Any:
@@ -160,7 +165,8 @@ def _read_json(rows: List[Tuple[str, Dict[str, Any]]], cls: Any) -> Dict[str, An
                 raise ValueError(f"{where} has no '{_SINGULAR[field_name]}' value (other rows have '{key}')")
             if field_name == "references" and not cls.multi_reference and isinstance(value, list) and len(value) == 1:
                 value = value[0]
-            values.append(value)
+            values.append(files.text_value(value, where, key,
+                                           allow_list=field_name == "references" and cls.multi_reference))
         out[field_name] = values
     if out["predictions"] is None:
         raise ValueError(f"the rows have no 'prediction' key (keys found: {', '.join(keys) or 'none'})")
