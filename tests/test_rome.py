@@ -463,3 +463,28 @@ def test_evaluate_wrapper_matches_core(rome):
     assert out["scores"] == pytest.approx(rome.score(hyps, refs).scores, abs=1e-9)
     multi = module.compute(predictions=hyps[:1], references=[refs], device="cpu", quiet=True, return_details=True)
     assert multi["details"][0]["reference_index"] == 0
+
+
+def test_text_in_another_script_is_flagged_and_warned_once(rome):
+    """The README promises a warning and a non_english flag for English-only resources; RoMe
+    gave F_grammar 0.9 to Russian text without a word."""
+    russian = "Кошка сидит на коврике и смотрит в сад весь день."
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = rome.score([russian, "The cat sat on the mat.", "The cat sat."],
+                            [russian, "The cat sat on the mat.", ["A cat sat.", "这只猫坐着"]])
+        again = rome.score([russian], [russian])
+    english = [w for w in caught if "English" in str(w.message)]
+    assert len(english) <= 1  # at most once per scorer (none if an earlier test on it warned)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fresh = RoMe(profile="lite", component="emd")
+        fresh.score([russian], [russian])
+        fresh.score([russian], [russian])
+    assert [str(w.message) for w in caught if "English" in str(w.message)] == [
+        "RoMe's encoder, parser and grammar classifier are English: a text mostly in another script gets "
+        "scores that are not meaningful (flagged 'non_english' in details)"]
+    assert [d.get("non_english", False) for d in result.details] == [True, False, True]
+    assert result.corpus == {"non_english_segments": 2}
+    assert again.details[0]["non_english"] is True
+    assert "non_english" not in rome.score(["Le chat est assis."], ["The cat sat."]).details[0]  # a script check

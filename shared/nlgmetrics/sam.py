@@ -22,12 +22,12 @@ to ``p * min(1, k / n)`` for a mismatch of n > k items (:func:`damped_p`; measur
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .core.base import PYTHON_SPELLING, Inputs, Record, Scorer, Spelling, mean_reduce
 from .core.config import MetricConfig, option
+from .core.language import EnglishOnly
 from .core.lexical import corpus_sentence_scores, meteor_align, sentence_bleu, sentence_chrf, sentence_meteor
 from .core.linguistic import get_analyzer
 from .core.result import MetricResult
@@ -46,8 +46,6 @@ MATCHING = ("lemma", "meteor")
 DAMPING = ("off", "items", "polar", "same-sign")
 #: BERTScore encoder per profile: the paper's roberta-large (layer 17) or the offline MiniLM
 PROFILES = {"paper": "roberta-large", "lite": "minilm"}
-#: share of a text's letters outside the Latin script above which it is flagged non-English
-NON_LATIN_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -204,15 +202,6 @@ def match_items(hyp: Sequence[Item], ref: Sequence[Item],
             [it for j, it in enumerate(ref) if j not in used_r])
 
 
-def non_latin(text: str) -> bool:
-    """True when most of the text's letters lie outside the Latin script (the lexicon and the
-    tagger are English: such a text gets polarity 0 for nearly every word)."""
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return False
-    return sum(ord(c) > 0x24F for c in letters) / len(letters) > NON_LATIN_SHARE
-
-
 # -- the scorer -------------------------------------------------------------------------------
 def check_base_score(value: Any, where: str, base_range: Optional[Tuple[float, float]] = None) -> float:
     """One caller's base score: a finite number inside ``base_range`` (default [0, 1]);
@@ -277,7 +266,8 @@ class SAM(Scorer):
         self.analyzer: Any = (lookup_analyzer() if cfg.linguistic_backend == "lookup"
                               else get_analyzer(cfg.linguistic_backend, light=True))
         self.encoder = None
-        self._warned_language = False
+        self._english = EnglishOnly("SAM's lexicon and tagger are English: texts mostly in another script get "
+                                    "p = 0 for want of known words (flagged 'non_english' in details)")
         if cfg.base == "bertscore":
             from .core.embeddings import BERTSCORE_LAYERS, ContextualEncoder
 
@@ -350,17 +340,9 @@ class SAM(Scorer):
                 "mismatches": {"hypothesis": [it.explain() for it in hyp_left],
                                "reference": [it.explain() for it in ref_left]},
             }
-            if non_latin(hyp) or non_latin(ref):
-                record["non_english"] = True
-                self._warn_language()
+            self._english.check(record, (hyp, ref), quiet=self.quiet)
             records.append(record)
         return records
-
-    def _warn_language(self) -> None:
-        if not self._warned_language and not self.quiet:
-            warnings.warn("SAM's lexicon and tagger are English: texts mostly in another script get "
-                          "p = 0 for want of known words (flagged 'non_english' in details)", stacklevel=3)
-        self._warned_language = True
 
     def reduce_records(self, records: List[Record]) -> MetricResult:
         bases = [float(r["base"]) for r in records]
@@ -371,7 +353,5 @@ class SAM(Scorer):
         }
         if self.config.base_range is not None:
             corpus["scale"] = "{:g} to {:g}".format(*self.config.base_range)
-        flagged = sum(bool(r.get("non_english")) for r in records)
-        if flagged:
-            corpus["non_english_segments"] = flagged
+        corpus.update(EnglishOnly.corpus(records))
         return mean_reduce(self, records, corpus=corpus)

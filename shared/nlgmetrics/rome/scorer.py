@@ -19,6 +19,7 @@ import numpy as np
 from ..core.base import Inputs, Record, Scorer, mean_reduce, reference_group, validate_inputs, validate_texts
 from ..core.config import MetricConfig, option
 from ..core.embeddings import ContextualEncoder
+from ..core.language import EnglishOnly
 from ..core.linguistic import get_analyzer
 from ..core.resources import user_or_data_file
 from ..core.result import MetricResult
@@ -222,6 +223,9 @@ class RoMe(Scorer):
 
     def setup(self) -> None:
         cfg = self.config
+        self._english = EnglishOnly(
+            "RoMe's encoder, parser and grammar classifier are English: a text mostly in another script "
+            "gets scores that are not meaningful (flagged 'non_english' in details)")
         needs = NEEDS[cfg.component]
         if cfg.component == "rome" and cfg.scorer_weights not in (None, FIT):
             _check_file_option("scorer_weights", str(cfg.scorer_weights), "a network JSON file (written by "
@@ -436,6 +440,7 @@ class RoMe(Scorer):
                     record[name] = float(feats[name][best])
             if len(group) > 1:
                 record["reference_index"] = best - start
+            self._english.check(record, (flat_h[start], *group), quiet=self.quiet)
             if self.config.return_alignment and "alignment" in feats:
                 record["alignment"] = feats["alignment"][best]
             records.append(record)
@@ -443,7 +448,7 @@ class RoMe(Scorer):
         return records
 
     def reduce_records(self, records: list[Record]) -> MetricResult:
-        return mean_reduce(self, records)
+        return mean_reduce(self, records, corpus=EnglishOnly.corpus(records))
 
 
 __all__ = ["COMPONENTS", "FIT", "PROFILES", "CoLAClassifier", "RoMe", "RoMeConfig", "TunedGrammarHead"]
