@@ -118,6 +118,11 @@ def test_bad_option_values_are_refused_before_loading():
     for options, match in [({"beam_size": 0}, "beam_size"), ({"max_new_tokens": 0}, "max_new_tokens"),
                            ({"direction_weights": {d: math.nan for d in ALL_DIRECTIONS}}, "finite"),
                            ({"direction_weights": "ovr"}, "direction_weights"), ({"directions": "most"}, "directions"),
-                           ({"exclude_directions": "src->ref"}, "unknown directions"), ({"dtype": "fp8"}, "dtype")]:
+                           ({"exclude_directions": "src->ref"}, "unknown directions"), ({"dtype": "fp8"}, "dtype"),
+                           # these two did not name their option
+                           ({"direction_weights": {"hypo->ref": -1}}, "^direction_weights: fixed weights must be finite"),
+                           ({"directions": []}, r"^directions=\(\) with exclude_directions=\(\) leaves no direction"),
+                           ({"directions": "bartscore", "exclude_directions": ["ref->hypo", "hypo->ref"]},
+                            r"^directions='bartscore' with exclude_directions=\('ref->hypo', 'hypo->ref'\) leaves no")]:
         with pytest.raises(ValueError, match=match):
             DATScoreConfig.from_options(**options)

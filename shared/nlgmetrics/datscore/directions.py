@@ -76,11 +76,11 @@ def direction_weights(matrix: np.ndarray, names: Sequence[str],
         fixed = check_fixed_weights(mode)
         missing, extra = sorted(set(names) - set(fixed)), sorted(set(fixed) - set(names))
         if missing or extra:
-            raise ValueError(f"fixed direction weights must name exactly the scored directions {list(names)}; "
+            raise ValueError(f"direction_weights: fixed weights must name exactly the scored directions {list(names)}; "
                              f"missing {missing}, not scored {extra}")
         weights = np.array([fixed[d] for d in names], dtype=float)
         if weights.max() <= 0:
-            raise ValueError("fixed direction weights of the scored directions are all zero")
+            raise ValueError("direction_weights: the fixed weights of the scored directions are all zero")
         with np.errstate(over="ignore"):
             total = weights.sum()
         if not np.isfinite(total):  # huge weights: scaled to at most 1 first, so the sum is finite
@@ -125,7 +125,8 @@ def check_directions(directions: str | Sequence[str], exclude: Sequence[str]) ->
     if chosen != "auto":
         chosen = tuple(d for d in chosen if d not in excluded)
         if not chosen:
-            raise ValueError("no direction left to score")
+            raise ValueError(f"directions={directions!r} with exclude_directions={tuple(exclude)!r} leaves no "
+                             "direction to score")
     return chosen
 
 
@@ -163,7 +164,7 @@ def check_fixed_weights(value: Mapping[str, Any]) -> dict[str, float]:
     if unknown:
         raise ValueError(f"unknown directions in direction_weights: {unknown}; names: {ALL_DIRECTIONS}")
     if any(not np.isfinite(v) or v < 0 for v in fixed.values()) or not any(v > 0 for v in fixed.values()):
-        raise ValueError("fixed direction weights must be finite, non-negative and not all zero")
+        raise ValueError("direction_weights: fixed weights must be finite, non-negative and not all zero")
     return fixed
 
 

@@ -188,7 +188,8 @@ class DATScore(Scorer):
         """The directions scored for inputs with or without sources."""
         names = scored_directions(self.directions, self.excluded, with_sources=with_sources)
         if not names:
-            raise ValueError("no direction left to score")
+            raise ValueError(f"exclude_directions={self.excluded!r} leaves no direction to score for inputs "
+                             f"{'with' if with_sources else 'without'} sources")
         return names
 
     # -- segment scoring ---------------------------------------------------------------
