@@ -488,3 +488,25 @@ def test_text_in_another_script_is_flagged_and_warned_once(rome):
     assert result.corpus == {"non_english_segments": 2}
     assert again.details[0]["non_english"] is True
     assert "non_english" not in rome.score(["Le chat est assis."], ["The cat sat."]).details[0]  # a script check
+
+
+def test_an_ensemble_head_file_averages_its_members_logits(tmp_path):
+    """An ensemble .npz (members = K, member<k>/ keys) scores sigmoid(mean of the members'
+    logits): here the shipped head and a copy whose bias is 2 higher, so the ensemble's logit
+    is the shipped one plus 1, computed independently from the single head's probabilities."""
+    from nlgmetrics.rome.grammar import MEMBER_PREFIX, STATE_PREFIXES, TunedGrammarHead
+
+    shipped = nlgmetrics.core.resources.data_path("rome_grammar_lite.npz")
+    with np.load(shipped) as data:
+        state = {k: data[k] for k in data.files if k.startswith(STATE_PREFIXES)}
+        extra = {k: data[k] for k in ("encoder", "metrics", "lora_scale")}
+    shifted = dict(state, **{"head.bias": (state["head.bias"] + 2).astype(np.float32)})
+    arrays = {MEMBER_PREFIX.format(k) + key: value for k, s in enumerate((state, shifted)) for key, value in s.items()}
+    path = tmp_path / "ensemble.npz"
+    np.savez_compressed(path, members=np.int64(2), **extra, **arrays)
+    texts = ["The cat sat on the mat.", "Cat the mat on sat the.", "The staff were kind."]
+    single = TunedGrammarHead(shipped, device="cpu").probabilities(texts)
+    both = TunedGrammarHead(path, device="cpu")
+    assert len(both.models) == 2
+    expected = 1 / (1 + np.exp(-(np.log(single / (1 - single)) + 1.0)))
+    assert both.probabilities(texts) == pytest.approx(expected, abs=1e-5)

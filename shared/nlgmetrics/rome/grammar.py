@@ -47,6 +47,9 @@ LORA_A_PREFIX = "lora_a."  # (rank, in) factor of a linear layer, keyed by the l
 LORA_B_PREFIX = "lora_b."  # (out, rank) factor
 HEAD_PREFIX = "head."
 Q4_PREFIX = "q4."  # 4-bit group-quantised delta of a weight matrix: q4.<name>.codes / q4.<name>.scale
+STATE_PREFIXES = (DELTA_PREFIX, Q4_PREFIX, LORA_A_PREFIX, LORA_B_PREFIX, HEAD_PREFIX)
+#: an ensemble file holds ``members`` = K and each member's state under ``member<k>/``
+MEMBER_PREFIX = "member{}/"
 Q4_GROUP = 64
 LORA_TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value",
                 "attention.output.dense", "intermediate.dense", "output.dense")
@@ -265,10 +268,20 @@ def with_end_punctuation(text: str) -> str:
     return text if not core or core[-1] in SENTENCE_ENDS else text + "."
 
 
+def member_states(data: Any) -> list[dict[str, np.ndarray]]:
+    """The state of each member of a loaded head file: one for a single head, K for an
+    ensemble (``members`` = K, keys under :data:`MEMBER_PREFIX`)."""
+    prefixes = [MEMBER_PREFIX.format(k) for k in range(int(data["members"]))] if "members" in data.files else [""]
+    return [{key[len(prefix):]: data[key] for key in data.files
+             if key.startswith(prefix) and key[len(prefix):].startswith(STATE_PREFIXES)} for prefix in prefixes]
+
+
 class TunedGrammarHead:
     """The lite profile's CoLA classifier, loaded from a ``.npz`` written by
     ``python -m nlgmetrics.training.rome_grammar`` (factors and deltas against the packaged
-    encoder, merged into its weights at load)."""
+    encoder, merged into its weights at load). An ensemble file holds several such heads: the
+    probability is the sigmoid of their mean logit (the decision threshold is folded into
+    every member's bias, so P > 0.5 is the decision either way)."""
 
     def __init__(self, weights: str | Path, *, device: Any = "auto", dtype: Any = "fp32",
                  batch_size: int = 32, max_length: int = 256, encoder_path: str | None = None) -> None:
@@ -277,18 +290,20 @@ class TunedGrammarHead:
             if "lora_scale" not in data and "tuned_layers" not in data:
                 raise ValueError(f"{path} is not a tuned grammar head (no lora_scale); retrain it with "
                                  "python -m nlgmetrics.training.rome_grammar")
-            state = {k: data[k] for k in data.files if k.startswith((DELTA_PREFIX, Q4_PREFIX, LORA_A_PREFIX,
-                                                                     LORA_B_PREFIX, HEAD_PREFIX))}
+            states = member_states(data)
             scale = float(data["lora_scale"]) if "lora_scale" in data else 0.0
             self.metrics = json.loads(str(data["metrics"]))
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
-        self.model = TunedHeadModel.pretrained(encoder_path)
-        self.model.merge(state, scale)
-        self.model.eval()
-        self.model.to(device=self.device, dtype=self.dtype)
-        make_resident(self.model)
-        self.tokenizer = self.model.tokenizer
+        self.models = []
+        for state in states:
+            model = TunedHeadModel.pretrained(encoder_path)
+            model.merge(state, scale)
+            model.eval()
+            model.to(device=self.device, dtype=self.dtype)
+            make_resident(model)
+            self.models.append(model)
+        self.tokenizer = self.models[0].tokenizer
         self.batch_size = batch_size
         self.max_length = max_length
         self.name = path.name
@@ -297,7 +312,8 @@ class TunedGrammarHead:
         import torch
 
         def forward(enc: dict[str, Any]) -> Any:
-            return torch.sigmoid(self.model.classify({k: v.to(self.device) for k, v in enc.items()}).float())
+            enc = {k: v.to(self.device) for k, v in enc.items()}
+            return torch.sigmoid(torch.stack([m.classify(enc).float() for m in self.models]).mean(0))
 
         return _batched_probabilities(texts, self.tokenizer, forward, self.batch_size, self.max_length)
 

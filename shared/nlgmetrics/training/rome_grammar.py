@@ -81,8 +81,9 @@ def evaluate(prob: np.ndarray, y: np.ndarray) -> dict[str, float]:
             "majority": round(float(max(y.mean(), 1 - y.mean())), 4)}
 
 
-def predict(model: Any, tokenizer: Any, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-    """P(acceptable) per text (eval mode, length-sorted batches)."""
+def predict(model: Any, tokenizer: Any, texts: Sequence[str], batch_size: int = 64, *,
+            logits: bool = False) -> np.ndarray:
+    """P(acceptable) per text, or its logit (eval mode, length-sorted batches)."""
     model.eval()
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     out = np.zeros(len(texts))
@@ -91,8 +92,8 @@ def predict(model: Any, tokenizer: Any, texts: Sequence[str], batch_size: int = 
             idx = order[start:start + batch_size]
             enc = tokenizer([texts[i] for i in idx], padding=True, truncation=True, max_length=MAX_LENGTH,
                             return_tensors="pt")
-            logits = model.classify(enc)
-            out[idx] = torch.sigmoid(logits).numpy()
+            value = model.classify(enc)
+            out[idx] = (value if logits else torch.sigmoid(value)).numpy()
     return out
 
 
@@ -164,6 +165,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seeds", type=int, default=SEEDS,
                         help="full fine-tune only: train from seeds 0..N-1 and average their best epochs' "
                              f"weights (a uniform soup); default {SEEDS}")
+    parser.add_argument("--combine", choices=("soup", "ensemble"), default="soup",
+                        help="several runs: average their weights (soup, one head) or keep them all and "
+                             "average their logits (ensemble, one head per run in the file)")
     parser.add_argument("--first-seed", type=int, default=0,
                         help="train seeds FIRST..FIRST+N-1 (with --seeds N); default 0")
     parser.add_argument("--checkpoint", type=Path, default=None,
@@ -201,6 +205,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             run, model = train_seed(SEED + seed, args, mode, lr, texts, labels, fit, tune)
             runs.append(run)
     tokenizer = model.tokenizer
+    if args.combine == "ensemble" and len(runs) > 1:
+        if mode != "full":
+            parser.error("--combine ensemble applies to the full fine-tune only")
+        return write_ensemble(runs, args, lr, texts, labels, split, tune, fit)
     best = soup(runs)
     if len(runs) > 1:
         print(f"soup of {len(runs)} runs (best epochs {best['epoch']}): held-out train",
@@ -212,8 +220,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if mode == "full":
         best["state"] = quantized_state(best["state"])
     held_prob = predict(merged(best["state"], model.lora_scale), tokenizer, [texts[k] for k in tune])
-    grid = np.round(np.arange(0.30, 0.951, 0.01), 2)
-    threshold = float(max(grid, key=lambda t: (mcc(labels[tune], (held_prob > t).astype(int)), -abs(t - 0.5))))
+    threshold = pick_threshold(held_prob, labels[tune])
     best["state"]["head.bias"] = (best["state"]["head.bias"] - np.float32(np.log(threshold / (1 - threshold)))
                                   ).astype(np.float32)
 
@@ -229,6 +236,48 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     print(json.dumps(report, indent=1))
     np.savez_compressed(args.output, encoder=np.str_(ENCODER), metrics=np.str_(json.dumps(report)),
                         lora_scale=np.float64(model.lora_scale), **best["state"])
+    print(f"wrote {args.output}")
+    return report
+
+
+def pick_threshold(prob: np.ndarray, y: np.ndarray) -> float:
+    """The decision threshold with the best MCC on the selection split (ties: nearest 0.5)."""
+    grid = np.round(np.arange(0.30, 0.951, 0.01), 2)
+    return float(max(grid, key=lambda t: (mcc(y, (prob > t).astype(int)), -abs(t - 0.5))))
+
+
+def write_ensemble(runs: Sequence[dict[str, Any]], args: argparse.Namespace, lr: float, texts: Sequence[str],
+                   labels: np.ndarray, split: np.ndarray, tune: np.ndarray, fit: np.ndarray) -> dict[str, Any]:
+    """Every run quantised as a single head is; P = sigmoid(mean of the members' logits), the
+    threshold picked on the selection split and folded into every member's bias; the report
+    measured with exactly these weights; written as ``members`` = K, ``member<k>/<key>``."""
+    from ..rome.grammar import MEMBER_PREFIX, quantized_state
+
+    members = [quantized_state(run["state"]) for run in runs]
+    logits = np.zeros((len(members), len(texts)))
+    for k, state in enumerate(members):
+        model = merged(state, 0.0)
+        logits[k] = predict(model, model.tokenizer, texts, logits=True)
+        print(f"member {k} (best epoch {runs[k]['epoch']}): held-out train",
+              evaluate(1 / (1 + np.exp(-logits[k][tune])), labels[tune]), flush=True)
+    mean = logits.mean(0)
+    threshold = pick_threshold(1 / (1 + np.exp(-mean[tune])), labels[tune])
+    shift = np.float32(np.log(threshold / (1 - threshold)))
+    for state in members:
+        state["head.bias"] = (state["head.bias"] - shift).astype(np.float32)
+    prob = 1 / (1 + np.exp(-(mean - float(shift))))  # = sigmoid of the mean of the shifted members' logits
+    report: dict[str, Any] = {name: evaluate(prob[split == name], labels[split == name])
+                              for name in ("in_domain_dev", "out_of_domain_dev")}
+    report["held_out_train"] = evaluate(prob[tune], labels[tune])
+    report["training"] = {"seed": SEED, "seeds": len(runs), "combine": "ensemble", "mode": "full", "rank": 0,
+                          "epoch": [run["epoch"] for run in runs], "threshold": threshold, "epochs": args.epochs,
+                          "lr": lr, "head_lr": HEAD_LEARNING_RATE, "batch_size": BATCH_SIZE,
+                          "max_length": MAX_LENGTH, "train_sentences": len(fit)}
+    print(json.dumps(report, indent=1))
+    arrays: dict[str, Any] = {MEMBER_PREFIX.format(k) + key: value
+                              for k, state in enumerate(members) for key, value in state.items()}
+    np.savez_compressed(args.output, encoder=np.str_(ENCODER), metrics=np.str_(json.dumps(report)),
+                        lora_scale=np.float64(0.0), members=np.int64(len(members)), **arrays)
     print(f"wrote {args.output}")
     return report
 
