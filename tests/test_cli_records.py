@@ -204,6 +204,20 @@ def test_non_finite_numbers_round_trip_exactly(toy, tmp_path):
     assert distributed.record_line({"id": 0, "x": 0.5, "y": [1, 2]}) == '{"id":0,"x":0.5,"y":[1,2]}'
 
 
+def test_non_finite_numbers_only_where_the_metric_declares_them(toy, tmp_path):
+    """A crafted file could put inf into any metric's reduction once non-finite numbers were
+    read back; only the fields a metric declares (TextEval's r2) may hold them."""
+    scorer = nlgmetrics.load("toy")
+    path = distributed.write_records(str(tmp_path / "x.jsonl"), "toy", {}, scorer,
+                                     [{"id": 0, "score": float("inf"), "raw": 1.0}], n_segments=1, shard=(1, 1),
+                                     fingerprint="sha256:" + "0" * 64)
+    with pytest.raises(ValueError, match=r"x.jsonl, line 2: field 'score' holds a non-finite number, which this "
+                                         r"metric's records never do"):
+        distributed.read_records([str(path)])
+    assert nlgmetrics.scorer_class("texteval").nonfinite_fields == frozenset({"r2"})
+    assert nlgmetrics.scorer_class("sam").nonfinite_fields == frozenset()
+
+
 def test_a_record_holding_the_reserved_key_is_refused(toy, tmp_path):
     scorer = nlgmetrics.load("toy")
     with pytest.raises(ValueError, match="segment 3 holds the key '\\$float', which a records file reserves"):

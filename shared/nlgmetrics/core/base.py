@@ -225,6 +225,9 @@ class Scorer(abc.ABC):
     multi_reference: ClassVar[bool] = False
     #: per-call, per-segment inputs beside the texts: name -> one line of documentation
     extra_inputs: ClassVar[Dict[str, str]] = {}
+    #: record fields that may hold a documented NaN or infinity (a records file refuses a
+    #: non-finite number anywhere else)
+    nonfinite_fields: ClassVar[frozenset] = frozenset()
     _TEMPLATE: ClassVar[Tuple[str, ...]] = ("score", "reduce", "validate")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

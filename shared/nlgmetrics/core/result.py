@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 
 def signature_number(value: float) -> str:
@@ -42,25 +42,42 @@ def make_signature(metric: str, version: str, **fields: Any) -> str:
     return "|".join(parts)
 
 
+def map_floats(value: Any, leaf: Callable[[float], Any],
+               on_dict: Optional[Callable[[Dict[Any, Any]], None]] = None) -> Any:
+    """JSON-shaped copy of ``value`` with ``leaf`` applied to every float (anywhere in nested
+    dicts, lists and tuples; numpy scalars and arrays become plain numbers and lists first),
+    dict keys as strings; ``on_dict`` sees every dict before it is copied (e.g. to refuse a key).
+    """
+    if isinstance(value, float):
+        return leaf(value)
+    if isinstance(value, dict):
+        if on_dict is not None:
+            on_dict(value)
+        return {str(k): map_floats(v, leaf, on_dict) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [map_floats(v, leaf, on_dict) for v in value]
+    if hasattr(value, "tolist"):
+        return map_floats(value.tolist(), leaf, on_dict)
+    if hasattr(value, "item"):
+        return map_floats(value.item(), leaf, on_dict)
+    return value
+
+
 def finite_or_none(value: Any) -> Any:
     """JSON-ready copy of ``value``: every non-finite float (anywhere in nested dicts, lists
-    and tuples; numpy scalars and arrays included) replaced by ``None``, numpy values as plain
-    numbers and lists, dict keys as strings.
+    and tuples; numpy scalars and arrays included) replaced by ``None`` (:func:`map_floats`).
 
     >>> finite_or_none({"r2": float("nan"), "w": (1.0, float("inf")), 3: [2.5]})
     {'r2': None, 'w': [1.0, None], '3': [2.5]}
     """
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): finite_or_none(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [finite_or_none(v) for v in value]
-    if hasattr(value, "tolist"):
-        return finite_or_none(value.tolist())
-    if hasattr(value, "item"):
-        return finite_or_none(value.item())
-    return value
+    return map_floats(value, lambda x: x if math.isfinite(x) else None)
+
+
+def has_nonfinite(value: Any) -> bool:
+    """Whether ``value`` holds a NaN or infinite float anywhere (:func:`map_floats`'s walk)."""
+    found: List[bool] = []
+    map_floats(value, lambda x: found.append(not math.isfinite(x)))
+    return any(found)
 
 
 @dataclass
@@ -95,13 +112,4 @@ class MetricResult:
         return out
 
     def to_json(self, segments: bool = True, **kwargs: Any) -> str:
-        return json.dumps(self.to_dict(segments), default=_json_default, **kwargs)
-
-
-def _json_default(obj: Any) -> Any:
-    """numpy scalars and arrays in details serialise as plain numbers and lists."""
-    if hasattr(obj, "tolist"):
-        return obj.tolist()
-    if hasattr(obj, "item"):
-        return obj.item()
-    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+        return json.dumps(self.to_dict(segments), **kwargs)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from nlgmetrics.core.base import Inputs, Record, Scorer, reference_group
-from nlgmetrics.core.result import MetricResult
+from nlgmetrics.core.result import MetricResult, has_nonfinite, map_floats
 
 #: format 2 added the header's ``inputs`` fingerprint; format 1 files (without it) are refused
 FORMAT = 2
@@ -65,20 +65,14 @@ _NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 def _encode(obj: Any, seg: Any) -> Any:
     """``obj`` with every non-finite float replaced by its ``{"$float": ...}`` object."""
-    if isinstance(obj, float):
-        if math.isfinite(obj):
-            return obj
-        return {NONFINITE_KEY: "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")}
-    if isinstance(obj, dict):
-        if NONFINITE_KEY in obj:
+    def leaf(x: float) -> Any:
+        return x if math.isfinite(x) else {NONFINITE_KEY: "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")}
+
+    def reserved(d: Dict[Any, Any]) -> None:
+        if NONFINITE_KEY in d:
             raise ValueError(f"the record of segment {seg} holds the key {NONFINITE_KEY!r}, which a records "
                              "file reserves for non-finite numbers")
-        return {k: _encode(v, seg) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_encode(v, seg) for v in obj]
-    if hasattr(obj, "tolist"):
-        return _encode(obj.tolist(), seg)
-    return obj
+    return map_floats(obj, leaf, reserved)
 
 
 def record_line(record: Record) -> str:
@@ -296,9 +290,15 @@ def _check_header(first: Any, where: str) -> Dict[str, Any]:
             "shard": (k, n_shards), "inputs": inputs}
 
 
-def _check_record(rec: Any, where: str, n: int, shard: Tuple[int, int]) -> Record:
+def _check_record(rec: Any, where: str, n: int, shard: Tuple[int, int],
+                  nonfinite: frozenset = frozenset()) -> Record:
+    """A record checked: an object with an integer id in range and in the file's shard, and
+    non-finite numbers only in the fields the metric declares (``nonfinite``)."""
     if not isinstance(rec, dict):
         raise ValueError(f"{where}: a record must be a JSON object")
+    bad = sorted(k for k, v in rec.items() if k not in nonfinite and has_nonfinite(v))
+    if bad:
+        raise ValueError(f"{where}: field {bad[0]!r} holds a non-finite number, which this metric's records never do")
     seg = rec.get("id")
     if not isinstance(seg, int) or isinstance(seg, bool):
         raise ValueError(f"{where}: a record needs an integer id")
@@ -316,6 +316,7 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
     fingerprint of the inputs agree) and together cover every segment once (the same shard
     given twice is merged when its records are identical). Every error names the file and
     line and quotes nothing of the file. Returns (header, records sorted by id)."""
+    import nlgmetrics
     from nlgmetrics import files
 
     header: Optional[Dict[str, Any]] = None
@@ -345,12 +346,13 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
             raise ValueError(f"{path}, line 1: comes from a different run than {first_path} "
                              f"({'; '.join(differ)} differ)")
         n, shard = head["n_segments"], head["shard"]
+        nonfinite = nlgmetrics.scorer_class(head["metric"]).nonfinite_fields
         mine: Dict[int, Record] = {}
         for lineno, line in enumerate(lines, start=2):
             if not line.strip():
                 continue
             where = f"{path}, line {lineno}"
-            rec = _check_record(_parse(line, where), where, n, shard)
+            rec = _check_record(_parse(line, where), where, n, shard, nonfinite)
             for seen in (mine, by_id):
                 old = seen.get(rec["id"])
                 if old is not None and not _same(old, rec):

@@ -77,6 +77,8 @@ class TextEval(Scorer):
     sources_mode = "none"
     multi_reference = True
     config: TextEvalConfig
+    #: the r2 of a scale of fewer than 3 texts (a row with one reference) is NaN
+    nonfinite_fields: ClassVar[frozenset] = frozenset({"r2"})
 
     def setup(self) -> None:
         self._analyzer: Any = None
