@@ -59,6 +59,10 @@ def test_example_lines_follow_the_cli_line_rule(tmp_path, text):
 
 
 def test_example_reference_set_and_multi_reference():
+    # a blank line in a standard set is no member (its lines do not pair with the predictions)
+    assert ui.example_inputs(MULTI, "p1", "r1\n\nr2\n", None, reference_set=True)["references"] == [["r1", "r2"]]
+    with pytest.raises(ValueError, match="Enter the reference"):
+        ui.example_inputs(MULTI, "p1", "\n \n\n", None, reference_set=True)
     got = ui.example_inputs(MULTI, "p1\np2", "r1\nr2\nr3", None, reference_set=True)
     assert got["references"] == [["r1", "r2", "r3"], ["r1", "r2", "r3"]]
     assert ui.example_inputs(MULTI, "h1\nh2", "r1 ||| r1b\nr2", None)["references"] == [["r1", "r1b"], "r2"]
@@ -334,6 +338,15 @@ def test_page_scores_reads_and_warns(toy, tmp_path):
     assert "data-warning" not in message and "nlgm-scroll" in visual
     message, *_ = _handler(demo, "score")("Der Hund schläft auf dem Sofa im Garten", "Die Katze", "", 1.0)
     assert 'data-warning="tiny-corpus"' in message and 'data-warning="non-english"' in message
+    # the metric's own non_english flag warns on every request (its Python warning comes once per scorer)
+    scorer = nlgmetrics.load("toy")
+    result = scorer.score(["Кошка"], ["Кошка"])
+    result.corpus["non_english_segments"] = 1
+    from nlgmetrics.space.page import all_warnings
+
+    assert ("non-english", "1 segment(s) are mostly in a non-Latin script. The toy's lexicon are English-only: "
+            "scores of other languages are not meaningful.") in all_warnings(
+        _toy_spec(), scorer, result, {"predictions": ["Кошка"], "references": ["Кошка"]})
     message, score, *_ = _handler(demo, "score")("a\nb", "r", "", 1.0)
     assert "nlgm-error" in message and "2 prediction line(s)" in message and score == ""
     path = _write(tmp_path / "up.jsonl", '{"prediction": "=1+1", "reference": "=1+1"}\n'

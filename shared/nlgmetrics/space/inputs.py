@@ -40,8 +40,9 @@ def _reference_line(line: str, multi: bool) -> Any:
 def example_inputs(cls: Any, predictions: Optional[str], references: Optional[str], sources: Optional[str],
                    reference_set: bool = False) -> Dict[str, Any]:
     """The example tab's text boxes as scorer inputs: one segment per line, lines aligned.
-    With ``reference_set`` every prediction is rated against all reference lines (TextEval's
-    standard set). Multi-reference metrics take several references on a line separated by
+    With ``reference_set`` every prediction is rated against all non-blank reference lines
+    (TextEval's standard set: its lines do not pair with the predictions, so a blank line is
+    no member). Multi-reference metrics take several references on a line separated by
     ``|||``."""
     preds = _lines(predictions)
     if not preds:
@@ -54,6 +55,10 @@ def example_inputs(cls: Any, predictions: Optional[str], references: Optional[st
         refs = _lines(references)
         if not refs and cls.references_mode == "required":
             raise ValueError("Enter the reference(s): this metric compares each prediction with a reference.")
+        if reference_set:
+            refs = [r for r in refs if r]
+            if not refs and cls.references_mode == "required":
+                raise ValueError("Enter the reference(s): this metric compares each prediction with a reference.")
         if refs and reference_set:
             out["references"] = [list(refs) for _ in preds]
         elif refs:

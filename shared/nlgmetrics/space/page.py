@@ -107,7 +107,13 @@ def all_warnings(spec: SpaceSpec, scorer: Any, result: MetricResult, inputs: Dic
     if spec.english_only:
         refs = inputs.get("references") or []
         texts = list(inputs["predictions"]) + [r for ref in refs for r in reference_group(ref)]
-        if not any(key == "non-english" for key, _ in out):
+        flagged = result.corpus.get("non_english_segments")
+        if any(key == "non-english" for key, _ in out):
+            pass
+        elif flagged:  # the metric's own flag (its warning is issued once per scorer, the page reuses scorers)
+            out.append(("non-english", f"{flagged} segment(s) are mostly in a non-Latin script. {spec.english_only} "
+                                       "are English-only: scores of other languages are not meaningful."))
+        else:
             out += english_warning(texts, spec.english_only)
     return out
 
