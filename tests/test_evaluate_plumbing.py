@@ -165,6 +165,13 @@ def test_cli_meta_eval_refuses_what_it_would_score_wrongly(tmp_path, capsys):
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     with pytest.raises(SystemExit, match=r"d.jsonl, line 3: human score nan is not a finite number"):
         cli.main(["meta-eval", "sam", str(data), "--human", "human", "-o", "base=chrf", "--quiet"])
+    rows[2]["human"] = 10 ** 400  # json reads a huge integer; float() of it overflowed
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(SystemExit, match=r"d.jsonl, line 3: human score 1000.* is not a finite number"):
+        cli.main(["meta-eval", "sam", str(data), "--human", "human", "-o", "base=chrf", "--quiet"])
+    with pytest.raises(SystemExit, match=r"--base given takes the base scores from the caller: --base-scores FILE; "
+                                         r"meta-eval gives no per-segment inputs"):
+        cli.main(["meta-eval", "sam", str(data), "--human", "human", "-o", "base=given", "--quiet"])
     rows[2]["human"] = 2.0
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     for limit in ("0", "-1"):

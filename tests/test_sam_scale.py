@@ -133,7 +133,7 @@ def test_cli_given_score_errors_are_usage_errors_before_loading(tmp_path, capsys
     code, err = _cli_error(capsys, argv + ["--base", "given"])
     assert code == 2 and err == "error: --base given takes the base scores from the caller: --base-scores FILE"
     code, err = _cli_error(capsys, argv + ["--base", "given", "--base-scores", str(base)])
-    assert code == 2 and err.startswith(f"error: {base}, line 2 = 50.0 lies outside [0, 1]; set base_range=(low, high)")
+    assert code == 2 and err.startswith(f'error: {base}, line 2 = 50.0 lies outside [0, 1]; set --base-range "(low, high)"')
     # the Python spelling stays Python's
     with pytest.raises(ValueError, match=r"base='given' takes the base scores from the caller: score\(predictions"):
         SAM.check_extra_names(SAMConfig(base="given"), ())
@@ -147,6 +147,8 @@ def test_cli_takes_base_range_as_the_hint_spells_it(tmp_path, capsys):
     spec = SAMConfig.spec("base_range")
     assert spec.parse("(0, 100)") == spec.parse("[0, 100]") == [0, 100]
     assert spec.parse(" (-1.5,1) ") == [-1.5, 1]
+    assert spec.parse("(-.5, 5)") == spec.parse("[-.5, 5]") == [-0.5, 5]  # Python's number forms too (JSON refused them)
+    assert spec.parse("(__import__('os'), 1)") == "(__import__('os'), 1)"  # a literal or nothing: left for the type check
     assert SAMConfig.from_options(**SAMConfig.parse_options({"base": "given", "base_range": "(-1, 1)"})).base_range \
         == (-1.0, 1.0)
     hyp, ref, base = tmp_path / "h.txt", tmp_path / "r.txt", tmp_path / "b.txt"

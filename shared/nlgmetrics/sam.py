@@ -203,9 +203,11 @@ def match_items(hyp: Sequence[Item], ref: Sequence[Item],
 
 
 # -- the scorer -------------------------------------------------------------------------------
-def check_base_score(value: Any, where: str, base_range: Optional[Tuple[float, float]] = None) -> float:
+def check_base_score(value: Any, where: str, base_range: Optional[Tuple[float, float]] = None,
+                     spelling: Spelling = PYTHON_SPELLING) -> float:
     """One caller's base score: a finite number inside ``base_range`` (default [0, 1]);
-    ``where`` names it in the error (``base_scores[3]``, ``scores.txt, line 4``)."""
+    ``where`` names it in the error (``base_scores[3]``, ``scores.txt, line 4``), the hint is
+    written in ``spelling``."""
     low, high = base_range or (0.0, 1.0)
     try:
         if isinstance(value, (bool, str, bytes)) or str(getattr(value, "dtype", "")) == "bool":
@@ -216,8 +218,8 @@ def check_base_score(value: Any, where: str, base_range: Optional[Tuple[float, f
     if not math.isfinite(number):
         raise ValueError(f"{where} is {number}; give finite numbers")
     if not low <= number <= high:
-        hint = ("set base_range=(low, high) to the scale of your metric (e.g. (-1, 1) or (0, 100))"
-                if base_range is None else "widen base_range or check the scores")
+        hint = (f"set {spelling.setting('base_range', '(low, high)')} to the scale of your metric "
+                "(e.g. (-1, 1) or (0, 100))" if base_range is None else "widen base_range or check the scores")
         raise ValueError(f"{where} = {number} lies outside [{low:g}, {high:g}]; {hint}")
     return number
 
@@ -300,9 +302,10 @@ class SAM(Scorer):
         check_given(config, names, spelling)
 
     @classmethod
-    def check_extra_value(cls, config: MetricConfig, name: str, value: float, where: str) -> float:
+    def check_extra_value(cls, config: MetricConfig, name: str, value: float, where: str,
+                          spelling: Spelling = PYTHON_SPELLING) -> float:
         assert isinstance(config, SAMConfig)
-        return check_base_score(value, where, config.base_range)
+        return check_base_score(value, where, config.base_range, spelling)
 
     def base_scores(self, predictions: Sequence[str], references: Sequence[str]) -> List[float]:
         """C_hr per segment from the configured base metric, on its own scale."""

@@ -9,7 +9,7 @@ from typing import Any, Dict, List
 
 import nlgmetrics
 from nlgmetrics import distributed, files
-from nlgmetrics.cli.common import CLIError, config_from_args, dumps, load_scorer, scorer_class, write_result
+from nlgmetrics.cli.common import CLI_SPELLING, CLIError, config_from_args, dumps, load_scorer, scorer_class, write_result
 from nlgmetrics.core import stats
 from nlgmetrics.core.config import parse_key_values
 from nlgmetrics.examples import example
@@ -60,15 +60,24 @@ def _human(row: files.Row, key: str, path: str) -> float:
     value = files.field(row, key, path)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise CLIError(f"{path}, line {row[0]}: human score {value!r} is not a number")
-    if not math.isfinite(value):
-        raise CLIError(f"{path}, line {row[0]}: human score {value!r} is not a finite number")
-    return float(value)
+    try:
+        number = float(value)  # an integer beyond the float range overflows
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise CLIError(f"{path}, line {row[0]}: human score {value!r:.40} is not a finite number")
+    return number
 
 
 def cmd_meta_eval(args: argparse.Namespace) -> int:
     cls = scorer_class(args.metric)
     config = config_from_args(cls, args)
     path = args.data
+    try:  # e.g. SAM's base='given' needs per-segment base scores, which meta-eval cannot give
+        cls.check_extra_names(config, (), CLI_SPELLING)
+    except ValueError as err:
+        raise CLIError(f"{err}; meta-eval gives no per-segment inputs: score the file with "
+                       "`nlgmetrics score` instead") from None
     if args.limit is not None and args.limit < 1:
         raise CLIError(f"--limit must be a positive number of rows, got {args.limit} (leave it out to score every row)")
     try:

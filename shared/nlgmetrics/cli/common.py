@@ -46,6 +46,9 @@ class CLISpelling(Spelling):
     def extra(self, name: str) -> str:
         return f"--{name.replace('_', '-')} FILE"
 
+    def setting(self, name: str, text: str) -> str:
+        return f"--{name.replace('_', '-')} \"{text}\""
+
 
 CLI_SPELLING = CLISpelling()
 

@@ -133,7 +133,7 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
         try:
             for m, line in enumerate(files.iter_lines(path), start=1):
                 where = f"{path}, line {m}"
-                cls.check_extra_value(config, name, as_number(line, where), where)
+                cls.check_extra_value(config, name, as_number(line, where), where, CLI_SPELLING)
         except (files.InputFileError, ValueError) as err:
             raise CLIError(str(err)) from None
         if m != n:

@@ -190,6 +190,10 @@ class Spelling:
     def option(self, name: str, value: Any) -> str:
         return f"{name}={value!r}"
 
+    def setting(self, name: str, text: str) -> str:
+        """An option set to a value written out (``text`` as the caller would type it)."""
+        return f"{name}={text}"
+
     def extra(self, name: str) -> str:
         return f"score(predictions, references, {name}=[...])"
 
@@ -279,9 +283,11 @@ class Scorer(abc.ABC):
         Default: any of them, none required."""
 
     @classmethod
-    def check_extra_value(cls, config: MetricConfig, name: str, value: float, where: str) -> float:
+    def check_extra_value(cls, config: MetricConfig, name: str, value: float, where: str,
+                          spelling: Spelling = PYTHON_SPELLING) -> float:
         """Before anything loads: one number of per-segment input ``name`` (``where`` names it
-        in the error, e.g. ``scores.txt, line 4``). Default: any finite number."""
+        in the error, e.g. ``scores.txt, line 4``; hints written in ``spelling``). Default: any
+        finite number."""
         return value
 
     def score(self, predictions: Any, references: Any = None, sources: Any = None,

@@ -27,6 +27,7 @@ ValueError: gamma must be a finite number, got nan
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import math
@@ -168,11 +169,14 @@ class OptionSpec:
         if base is str:
             return text
         stripped = text.strip()
-        if typing.get_origin(base) is tuple and stripped[:1] == "(" and stripped[-1:] == ")":
-            try:  # a tuple option (no string among its types) also takes Python's "(low, high)"
-                return json.loads(f"[{stripped[1:-1]}]")
-            except json.JSONDecodeError:
-                pass
+        if typing.get_origin(base) is tuple and stripped[:1] + stripped[-1:] in ("()", "[]"):
+            try:  # a tuple option (no string among its types) also takes Python's "(low, high)",
+                # and Python's number forms ("-.5", "1_000"), as a literal: nothing is evaluated
+                value = ast.literal_eval(stripped)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                value = None
+            if isinstance(value, (tuple, list)):
+                return list(value)
         try:  # mappings, sequences and unions: JSON, else the plain string
             return json.loads(text)
         except json.JSONDecodeError:
