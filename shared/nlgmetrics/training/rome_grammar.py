@@ -145,9 +145,9 @@ def train_seed(seed: int, args: argparse.Namespace, mode: str, lr: float, texts:
         score = evaluate(predict(model, tokenizer, [texts[k] for k in tune]), labels[tune])
         print(f"seed {seed} epoch {epoch + 1}: held-out train {score} ({time.time() - t0:.0f}s)", flush=True)
         if score["mcc"] > best["mcc"]:
-            best = {"mcc": score["mcc"], "epoch": epoch + 1, "state": model.state()}
+            best = {"mcc": score["mcc"], "epoch": epoch + 1, "seed": seed, "state": model.state()}
             if checkpoint:
-                np.savez(checkpoint, mcc=best["mcc"], epoch=best["epoch"], **best["state"])
+                np.savez(checkpoint, mcc=best["mcc"], epoch=best["epoch"], seed=seed, **best["state"])
     return best, model
 
 
@@ -163,8 +163,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--alpha", type=float, default=ALPHA)
     parser.add_argument("--lr", type=float, default=None, help=f"default {LEARNING_RATE}")
     parser.add_argument("--seeds", type=int, default=SEEDS,
-                        help="full fine-tune only: train from seeds 0..N-1 and average their best epochs' "
-                             f"weights (a uniform soup); default {SEEDS}")
+                        help="full fine-tune only: train N seeds (from --first-seed) and combine their best "
+                             f"epochs (--combine); default {SEEDS}")
     parser.add_argument("--combine", choices=("soup", "ensemble"), default="soup",
                         help="several runs: average their weights (soup, one head) or keep them all and "
                              "average their logits (ensemble, one head per run in the file)")
@@ -175,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                              "after each epoch")
     parser.add_argument("--from-checkpoint", type=Path, nargs="+", default=None,
                         help="skip training: pick the threshold and report from --checkpoint files "
-                             "(several: their soup)")
+                             "(several: combined as --combine says)")
     args = parser.parse_args(argv)
     mode = "lora" if args.rank > 0 else "full"
     if mode == "lora" and args.seeds != 1:
@@ -196,7 +196,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         for path in args.from_checkpoint:
             with np.load(path) as data:
                 runs.append({"mcc": float(data["mcc"]), "epoch": int(data["epoch"]),
-                             "state": {k: data[k] for k in data.files if k not in ("mcc", "epoch")}})
+                             "seed": int(data["seed"]) if "seed" in data.files else None,
+                             "state": {k: data[k] for k in data.files if k not in ("mcc", "epoch", "seed")}})
         model = TunedHeadModel.pretrained()
         if mode == "lora":
             model.add_lora(args.rank, args.alpha)
@@ -226,16 +227,29 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
     # the report is measured with exactly the shipped weights, merged into fresh ones
     prob = predict(merged(best["state"], model.lora_scale), tokenizer, texts)
+    training = {"mode": mode, "rank": args.rank, "alpha": args.alpha, "epoch": best["epoch"]}
+    return report_and_save(args, prob, labels, split, tune, runs, training | _settings(args, lr, threshold, fit),
+                           best["state"], lora_scale=model.lora_scale)
+
+
+def _settings(args: argparse.Namespace, lr: float, threshold: float, fit: np.ndarray) -> dict[str, Any]:
+    return {"threshold": threshold, "epochs": args.epochs, "lr": lr, "head_lr": HEAD_LEARNING_RATE,
+            "batch_size": BATCH_SIZE, "max_length": MAX_LENGTH, "train_sentences": len(fit)}
+
+
+def report_and_save(args: argparse.Namespace, prob: np.ndarray, labels: np.ndarray, split: np.ndarray,
+                    tune: np.ndarray, runs: Sequence[dict[str, Any]], training: dict[str, Any],
+                    arrays: dict[str, Any], *, lora_scale: float, **extra: Any) -> dict[str, Any]:
+    """The report (dev splits and the selection split, from ``prob`` of the shipped weights;
+    ``training`` with the selection split's seed and the runs' seeds) printed and saved with
+    ``arrays`` to ``args.output``."""
     report: dict[str, Any] = {name: evaluate(prob[split == name], labels[split == name])
                               for name in ("in_domain_dev", "out_of_domain_dev")}
     report["held_out_train"] = evaluate(prob[tune], labels[tune])
-    report["training"] = {"seed": SEED, "seeds": len(runs), "mode": mode, "rank": args.rank, "alpha": args.alpha, "epoch": best["epoch"],
-                          "threshold": threshold,
-                          "epochs": args.epochs, "lr": lr, "head_lr": HEAD_LEARNING_RATE,
-                          "batch_size": BATCH_SIZE, "max_length": MAX_LENGTH, "train_sentences": len(fit)}
+    report["training"] = {"seed": SEED, "seeds": [run.get("seed") for run in runs]} | training
     print(json.dumps(report, indent=1))
     np.savez_compressed(args.output, encoder=np.str_(ENCODER), metrics=np.str_(json.dumps(report)),
-                        lora_scale=np.float64(model.lora_scale), **best["state"])
+                        lora_scale=np.float64(lora_scale), **extra, **arrays)
     print(f"wrote {args.output}")
     return report
 
@@ -250,7 +264,8 @@ def write_ensemble(runs: Sequence[dict[str, Any]], args: argparse.Namespace, lr:
                    labels: np.ndarray, split: np.ndarray, tune: np.ndarray, fit: np.ndarray) -> dict[str, Any]:
     """Every run quantised as a single head is; P = sigmoid(mean of the members' logits), the
     threshold picked on the selection split and folded into every member's bias; the report
-    measured with exactly these weights; written as ``members`` = K, ``member<k>/<key>``."""
+    measured with exactly these weights (merged again after the shift); written as
+    ``members`` = K, ``member<k>/<key>``."""
     from ..rome.grammar import MEMBER_PREFIX, quantized_state
 
     members = [quantized_state(run["state"]) for run in runs]
@@ -260,26 +275,17 @@ def write_ensemble(runs: Sequence[dict[str, Any]], args: argparse.Namespace, lr:
         logits[k] = predict(model, model.tokenizer, texts, logits=True)
         print(f"member {k} (best epoch {runs[k]['epoch']}): held-out train",
               evaluate(1 / (1 + np.exp(-logits[k][tune])), labels[tune]), flush=True)
-    mean = logits.mean(0)
-    threshold = pick_threshold(1 / (1 + np.exp(-mean[tune])), labels[tune])
-    shift = np.float32(np.log(threshold / (1 - threshold)))
-    for state in members:
-        state["head.bias"] = (state["head.bias"] - shift).astype(np.float32)
-    prob = 1 / (1 + np.exp(-(mean - float(shift))))  # = sigmoid of the mean of the shifted members' logits
-    report: dict[str, Any] = {name: evaluate(prob[split == name], labels[split == name])
-                              for name in ("in_domain_dev", "out_of_domain_dev")}
-    report["held_out_train"] = evaluate(prob[tune], labels[tune])
-    report["training"] = {"seed": SEED, "seeds": len(runs), "combine": "ensemble", "mode": "full", "rank": 0,
-                          "epoch": [run["epoch"] for run in runs], "threshold": threshold, "epochs": args.epochs,
-                          "lr": lr, "head_lr": HEAD_LEARNING_RATE, "batch_size": BATCH_SIZE,
-                          "max_length": MAX_LENGTH, "train_sentences": len(fit)}
-    print(json.dumps(report, indent=1))
+    threshold = pick_threshold(1 / (1 + np.exp(-logits.mean(0)[tune])), labels[tune])
+    for k, state in enumerate(members):
+        state["head.bias"] = (state["head.bias"] - np.float32(np.log(threshold / (1 - threshold)))).astype(np.float32)
+        model = merged(state, 0.0)
+        logits[k] = predict(model, model.tokenizer, texts, logits=True)
+    prob = 1 / (1 + np.exp(-logits.mean(0)))
     arrays: dict[str, Any] = {MEMBER_PREFIX.format(k) + key: value
                               for k, state in enumerate(members) for key, value in state.items()}
-    np.savez_compressed(args.output, encoder=np.str_(ENCODER), metrics=np.str_(json.dumps(report)),
-                        lora_scale=np.float64(0.0), members=np.int64(len(members)), **arrays)
-    print(f"wrote {args.output}")
-    return report
+    training = {"combine": "ensemble", "mode": "full", "rank": 0, "epoch": [run["epoch"] for run in runs]}
+    return report_and_save(args, prob, labels, split, tune, runs, training | _settings(args, lr, threshold, fit),
+                           arrays, lora_scale=0.0, members=np.int64(len(members)))
 
 
 def soup(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -290,7 +296,7 @@ def soup(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     keys = runs[0]["state"].keys()
     state = {k: np.mean([r["state"][k].astype(np.float64) for r in runs], axis=0).astype(runs[0]["state"][k].dtype)
              for k in keys}
-    return {"mcc": float("nan"), "epoch": [r["epoch"] for r in runs], "state": state}
+    return {"mcc": float("nan"), "epoch": [r["epoch"] for r in runs], "seed": None, "state": state}
 
 
 def merged(state: dict[str, np.ndarray], scale: float) -> Any:
