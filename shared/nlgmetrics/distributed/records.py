@@ -154,7 +154,6 @@ class Fingerprint:
 
     def __init__(self) -> None:
         self._hash = hashlib.sha256(b"nlgmetrics corpus 1\n")
-        self.n_segments = 0
 
     def update(self, inputs: Inputs) -> None:
         refs, srcs, extras = inputs.references, inputs.sources, sorted(inputs.extras.items())
@@ -163,7 +162,6 @@ class Fingerprint:
                        None if srcs is None else srcs[i], {name: values[i] for name, values in extras}]
             line = json.dumps(segment, ensure_ascii=True, separators=(",", ":"), default=_plain)
             self._hash.update(line.encode("ascii") + b"\n")
-        self.n_segments += len(inputs)
 
     def hexdigest(self) -> str:
         return "sha256:" + self._hash.hexdigest()
