@@ -83,10 +83,11 @@ def wordnet_synonyms(word: str) -> frozenset:
 
 
 def _synonyms(word: str) -> frozenset:
-    from .resources import wordnet
+    from .resources import WORDNET_LOCK, wordnet
 
-    return frozenset(lemma.name().lower() for synset in wordnet().synsets(word)
-                     for lemma in synset.lemmas() if "_" not in lemma.name()) | {word}
+    with WORDNET_LOCK:
+        return frozenset(lemma.name().lower() for synset in wordnet().synsets(word)
+                         for lemma in synset.lemmas() if "_" not in lemma.name()) | {word}
 
 
 def wordnet_antonyms(word: str) -> frozenset:
@@ -102,17 +103,18 @@ def wordnet_antonyms(word: str) -> frozenset:
 
 
 def _antonyms(word: str) -> frozenset:
-    from .resources import wordnet
+    from .resources import WORDNET_LOCK, wordnet
 
     wn = wordnet()
     names: set = set()
-    for form in {word, wn.morphy(word, "a") or word}:
-        for synset in wn.synsets(form, pos="a"):  # heads and satellites
-            heads = [synset] if synset.pos() == "a" else synset.similar_tos()
-            for lemma in synset.lemmas() + [lem for head in heads for lem in head.lemmas()]:
-                for antonym in lemma.antonyms():
-                    for near in [antonym.synset()] + antonym.synset().similar_tos():
-                        names.update(n.name().lower().replace("_", " ") for n in near.lemmas())
+    with WORDNET_LOCK:
+        for form in {word, wn.morphy(word, "a") or word}:
+            for synset in wn.synsets(form, pos="a"):  # heads and satellites
+                heads = [synset] if synset.pos() == "a" else synset.similar_tos()
+                for lemma in synset.lemmas() + [lem for head in heads for lem in head.lemmas()]:
+                    for antonym in lemma.antonyms():
+                        for near in [antonym.synset()] + antonym.synset().similar_tos():
+                            names.update(n.name().lower().replace("_", " ") for n in near.lemmas())
     return frozenset(names - {word})
 
 
@@ -128,11 +130,12 @@ def wordnet_common_word(word: str) -> bool:
 
 
 def _common_word(word: str) -> bool:
-    from .resources import wordnet
+    from .resources import WORDNET_LOCK, wordnet
 
     wn = wordnet()
-    forms = {word, wn.morphy(word) or word}
-    return any(lemma.name() in forms for form in forms for synset in wn.synsets(form) for lemma in synset.lemmas())
+    with WORDNET_LOCK:
+        forms = {word, wn.morphy(word) or word}
+        return any(lemma.name() in forms for form in forms for synset in wn.synsets(form) for lemma in synset.lemmas())
 
 
 def wordnet_related_forms(word: str) -> frozenset:
@@ -147,10 +150,12 @@ def wordnet_related_forms(word: str) -> frozenset:
 
 
 def _related_forms(word: str) -> frozenset:
-    from .resources import wordnet
+    from .resources import WORDNET_LOCK, wordnet
 
-    names = {other.name().lower() for synset in wordnet().synsets(word) for lemma in synset.lemmas()
-             if lemma.name().lower() == word for other in lemma.pertainyms() + lemma.derivationally_related_forms()}
+    with WORDNET_LOCK:
+        names = {other.name().lower() for synset in wordnet().synsets(word) for lemma in synset.lemmas()
+                 if lemma.name().lower() == word
+                 for other in lemma.pertainyms() + lemma.derivationally_related_forms()}
     return frozenset(part for name in names for part in name.split("_")) - {word}
 
 

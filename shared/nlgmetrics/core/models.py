@@ -140,6 +140,23 @@ _LIVE: "weakref.WeakValueDictionary[Tuple[Any, ...], Any]" = weakref.WeakValueDi
 _RECENT: LRUCache[Tuple[Any, ...], Any] = LRUCache(max_entries=8, max_bytes=None)
 _UNREFERABLE: LRUCache[Tuple[Any, ...], Any] = LRUCache(max_entries=64, max_bytes=None)
 _LOCK = threading.Lock()
+_TOKENIZER_LOCKS: "weakref.WeakKeyDictionary[Any, threading.Lock]" = weakref.WeakKeyDictionary()
+_TOKENIZER_FALLBACK = threading.Lock()
+
+
+def tokenizer_lock(tokenizer: Any) -> threading.Lock:
+    """One lock per tokenizer object, held around each call to it: a fast tokenizer sets its
+    padding and truncation on the shared backend before encoding, so two threads (or two
+    scorers sharing the cached tokenizer) must not interleave those steps (they did: texts
+    came back cut to another call's width)."""
+    with _LOCK:
+        try:
+            lock = _TOKENIZER_LOCKS.get(tokenizer)
+            if lock is None:
+                lock = _TOKENIZER_LOCKS[tokenizer] = threading.Lock()
+        except TypeError:  # not weak-referenceable or not hashable: one shared lock
+            lock = _TOKENIZER_FALLBACK
+    return lock
 #: number of ``from_pretrained`` calls per cache key (what was really loaded), for tests
 LOADS: "Counter[Tuple[Any, ...]]" = Counter()
 

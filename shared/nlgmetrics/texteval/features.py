@@ -133,7 +133,7 @@ def _word_sense(synset: Any, forms: set[str], acronym: bool) -> bool:
 
 
 def _ambiguity_class(word: str, acronym: bool) -> str:
-    from ..core.resources import wordnet
+    from ..core.resources import WORDNET_LOCK, wordnet
 
     if _NUMBER.match(word):
         return "NUM"
@@ -143,10 +143,11 @@ def _ambiguity_class(word: str, acronym: bool) -> str:
     if len(word) > 1 and all(ch.isalpha() or ch in "-." for ch in word):
         wn = wordnet()
         query = word.replace("-", "_")
-        for synset in wn.synsets(query):
-            forms = {query, *(wn._morphy(query, synset.pos()) or ())}
-            if _word_sense(synset, forms, acronym):
-                tags.add(_WN_TAGS[synset.pos()])
+        with WORDNET_LOCK:  # nltk's reader shares one file handle between threads
+            for synset in wn.synsets(query):
+                forms = {query, *(wn._morphy(query, synset.pos()) or ())}
+                if _word_sense(synset, forms, acronym):
+                    tags.add(_WN_TAGS[synset.pos()])
     return "|".join(sorted(tags)) if tags else "X"
 
 
