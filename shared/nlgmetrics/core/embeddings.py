@@ -22,7 +22,7 @@ from .models import (
     load_pretrained,
     resolve_device,
     resolve_dtype,
-    tokenizer_lock,
+    tokenize,
 )
 from .progress import progress
 
@@ -93,9 +93,8 @@ class ContextualEncoder:
         keys = [tuple(x) if is_split else x for x in inputs]
         unique = list(dict.fromkeys(keys))
         as_input = (lambda k: list(k)) if is_split else (lambda k: k)
-        with tokenizer_lock(self.tokenizer):
-            full = self.tokenizer([as_input(k) for k in unique], is_split_into_words=is_split,
-                                  truncation=False, split_special_tokens=True)["input_ids"] if unique else []
+        full = tokenize(self.tokenizer, [as_input(k) for k in unique], is_split_into_words=is_split,
+                        truncation=False, split_special_tokens=True)["input_ids"] if unique else []
         lengths = {k: min(len(ids), self.max_length) for k, ids in zip(unique, full)}
         truncated = sum(len(ids) > self.max_length for ids in full)
         done: Dict = {}
@@ -104,10 +103,9 @@ class ContextualEncoder:
             plan = list(fixed_shape_batches(unique, lengths.__getitem__, self.batch_size, self.pad_multiple,
                                             self.max_length))
             for chunk, rows, width in progress(plan, desc=desc, quiet=self.quiet):
-                with tokenizer_lock(self.tokenizer):
-                    enc = self.tokenizer([as_input(k) for k in rows], is_split_into_words=is_split,
-                                         padding="max_length", truncation=True, max_length=width,
-                                         return_tensors="pt", split_special_tokens=True)
+                enc = tokenize(self.tokenizer, [as_input(k) for k in rows], is_split_into_words=is_split,
+                               padding="max_length", truncation=True, max_length=width,
+                               return_tensors="pt", split_special_tokens=True)
                 out = self.model(**{k: v.to(self.device) for k, v in enc.items()
                                     if k in ("input_ids", "attention_mask", "token_type_ids")},
                                  output_hidden_states=want_all)

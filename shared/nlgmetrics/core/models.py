@@ -145,10 +145,7 @@ _TOKENIZER_FALLBACK = threading.Lock()
 
 
 def tokenizer_lock(tokenizer: Any) -> threading.Lock:
-    """One lock per tokenizer object, held around each call to it: a fast tokenizer sets its
-    padding and truncation on the shared backend before encoding, so two threads (or two
-    scorers sharing the cached tokenizer) must not interleave those steps (they did: texts
-    came back cut to another call's width)."""
+    """One lock per tokenizer object, held by :func:`tokenize` around each call to it."""
     with _LOCK:
         try:
             lock = _TOKENIZER_LOCKS.get(tokenizer)
@@ -157,6 +154,16 @@ def tokenizer_lock(tokenizer: Any) -> threading.Lock:
         except TypeError:  # not weak-referenceable or not hashable: one shared lock
             lock = _TOKENIZER_FALLBACK
     return lock
+
+
+def tokenize(tokenizer: Any, *args: Any, **kwargs: Any) -> Any:
+    """``tokenizer(*args, **kwargs)`` under its lock: a fast tokenizer sets its padding and
+    truncation on the shared backend before encoding (even a call that asks for neither resets
+    them), so two threads, or two scorers sharing the cached tokenizer, must not interleave
+    those steps (they did: texts came back cut to another call's width). Every call the
+    package makes to a loaded tokenizer goes through here."""
+    with tokenizer_lock(tokenizer):
+        return tokenizer(*args, **kwargs)
 #: number of ``from_pretrained`` calls per cache key (what was really loaded), for tests
 LOADS: "Counter[Tuple[Any, ...]]" = Counter()
 

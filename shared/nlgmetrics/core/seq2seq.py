@@ -59,6 +59,7 @@ from .models import (
     padded_width,
     resolve_device,
     resolve_dtype,
+    tokenize,
 )
 from .progress import progress
 
@@ -239,7 +240,8 @@ class Seq2SeqLM:
         ordinary pieces, never turned into that control id."""
         lang_id = self.check_language(lang)
         contents = self._content.get_many(
-            texts, lambda new: list(self.tokenizer(new, add_special_tokens=False, split_special_tokens=True)["input_ids"]))
+            texts, lambda new: list(tokenize(self.tokenizer, new, add_special_tokens=False,
+                                             split_special_tokens=True)["input_ids"]))
         room = self.max_length - 2
         out: list[Ids] = []
         truncated = 0

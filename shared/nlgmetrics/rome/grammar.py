@@ -38,7 +38,7 @@ from ..core.models import (
     load_pretrained,
     resolve_device,
     resolve_dtype,
-    tokenizer_lock,
+    tokenize,
 )
 from ..core.resources import user_or_data_file
 from .features import SENTENCE_ENDS
@@ -71,8 +71,7 @@ def _batched_probabilities(texts: Sequence[str], tokenizer: Any, forward: Callab
     probs = np.zeros(len(texts))
     if not len(texts):
         return probs
-    with tokenizer_lock(tokenizer):
-        lengths = [len(ids) for ids in tokenizer(list(texts), split_special_tokens=True)["input_ids"]]
+    lengths = [len(ids) for ids in tokenize(tokenizer, list(texts), split_special_tokens=True)["input_ids"]]
     cut = sum(n > max_length for n in lengths)
     if cut:
         warnings.warn(f"{cut} text(s) longer than {max_length} subword tokens were cut to that length for the "
@@ -81,9 +80,8 @@ def _batched_probabilities(texts: Sequence[str], tokenizer: Any, forward: Callab
     with torch.inference_mode():
         for chunk, rows, width in fixed_shape_batches(range(len(texts)), lengths.__getitem__, batch_size,
                                                       8, max_length):
-            with tokenizer_lock(tokenizer):
-                enc = tokenizer([texts[k] for k in rows], padding="max_length", truncation=True,
-                                max_length=width, return_tensors="pt", split_special_tokens=True)
+            enc = tokenize(tokenizer, [texts[k] for k in rows], padding="max_length", truncation=True,
+                           max_length=width, return_tensors="pt", split_special_tokens=True)
             probs[chunk] = forward(enc)[:len(chunk)].float().cpu().numpy()
     return probs
 

@@ -21,6 +21,7 @@ from ..core.config import MetricConfig, option
 from ..core.embeddings import ContextualEncoder
 from ..core.language import EnglishOnly
 from ..core.linguistic import get_analyzer
+from ..core.models import tokenize
 from ..core.resources import user_or_data_file
 from ..core.result import MetricResult
 from .features import (
@@ -293,7 +294,8 @@ class RoMe(Scorer):
 
         table = self.encoder.model.get_input_embeddings().weight
         words = list(dict.fromkeys(w for ws in lists for w in ws))
-        ids = self.encoder.tokenizer(words, add_special_tokens=False, split_special_tokens=True)["input_ids"] if words else []
+        ids = (tokenize(self.encoder.tokenizer, words, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+               if words else [])
         with torch.inference_mode():
             vec = {w: (table[torch.tensor(i, device=table.device)].float().mean(0).cpu().numpy() if i
                        else np.zeros(table.shape[1], dtype=np.float32)) for w, i in zip(words, ids)}
