@@ -53,12 +53,10 @@ def example_inputs(cls: Any, predictions: Optional[str], references: Optional[st
     out: Dict[str, Any] = {"predictions": preds, "references": None, "sources": None}
     if cls.references_mode != "none":
         refs = _lines(references)
-        if not refs and cls.references_mode == "required":
-            raise ValueError("Enter the reference(s): this metric compares each prediction with a reference.")
         if reference_set:
             refs = [r for r in refs if r]
-            if not refs and cls.references_mode == "required":
-                raise ValueError("Enter the reference(s): this metric compares each prediction with a reference.")
+        if not refs and cls.references_mode == "required":
+            raise ValueError("Enter the reference(s): this metric compares each prediction with a reference.")
         if refs and reference_set:
             out["references"] = [list(refs) for _ in preds]
         elif refs:

@@ -108,12 +108,11 @@ def all_warnings(spec: SpaceSpec, scorer: Any, result: MetricResult, inputs: Dic
         refs = inputs.get("references") or []
         texts = list(inputs["predictions"]) + [r for ref in refs for r in reference_group(ref)]
         flagged = result.corpus.get("non_english_segments")
-        if any(key == "non-english" for key, _ in out):
-            pass
-        elif flagged:  # the metric's own flag (its warning is issued once per scorer, the page reuses scorers)
+        if flagged and not any(key == "non-english" for key, _ in out):
+            # the metric's own flag: its Python warning comes once per scorer, and the page reuses scorers
             out.append(("non-english", f"{flagged} segment(s) are mostly in a non-Latin script. {spec.english_only} "
                                        "are English-only: scores of other languages are not meaningful."))
-        else:
+        if not any(key == "non-english" for key, _ in out):
             out += english_warning(texts, spec.english_only)
     return out
 
