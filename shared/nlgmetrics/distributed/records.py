@@ -238,9 +238,17 @@ def _nonfinite(obj: Dict[str, Any]) -> Any:
     return _NONFINITE[name]
 
 
-def _parse(line: str, where: str) -> Any:
+def _parse(line: str, where: str, decoded: Optional[List[float]] = None) -> Any:
+    """One JSON line of a records file; ``decoded`` (when given) collects the non-finite
+    numbers read from ``{"$float": ...}`` objects."""
+    def hook(obj: Dict[str, Any]) -> Any:
+        value = _nonfinite(obj)
+        if decoded is not None and value is not obj:
+            decoded.append(value)
+        return value
+
     try:
-        return json.loads(line, parse_constant=_no_constant, object_hook=_nonfinite)
+        return json.loads(line, parse_constant=_no_constant, object_hook=hook)
     except json.JSONDecodeError as err:
         raise ValueError(f"{where}: not valid JSON ({err.msg}, column {err.colno})") from None
     except _BadValue as err:  # bare NaN / Infinity, a malformed non-finite number
@@ -289,12 +297,13 @@ def _check_header(first: Any, where: str) -> Dict[str, Any]:
 
 
 def _check_record(rec: Any, where: str, n: int, shard: Tuple[int, int],
-                  nonfinite: frozenset = frozenset()) -> Record:
+                  nonfinite: Optional[frozenset] = frozenset()) -> Record:
     """A record checked: an object with an integer id in range and in the file's shard, and
-    non-finite numbers only in the fields the metric declares (``nonfinite``)."""
+    non-finite numbers only in the fields the metric declares (``nonfinite``; None: the line
+    cannot hold one, so no field is walked)."""
     if not isinstance(rec, dict):
         raise ValueError(f"{where}: a record must be a JSON object")
-    bad = sorted(k for k, v in rec.items() if k not in nonfinite and has_nonfinite(v))
+    bad = [] if nonfinite is None else sorted(k for k, v in rec.items() if k not in nonfinite and has_nonfinite(v))
     if bad:
         raise ValueError(f"{where}: field {bad[0]!r} holds a non-finite number, which this metric's records never do")
     seg = rec.get("id")
@@ -350,7 +359,9 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
             if not line.strip():
                 continue
             where = f"{path}, line {lineno}"
-            rec = _check_record(_parse(line, where), where, n, shard, nonfinite)
+            decoded: List[float] = []  # a non-finite number can only come from a {"$float": ...} object
+            parsed = _parse(line, where, decoded)
+            rec = _check_record(parsed, where, n, shard, nonfinite if decoded else None)
             for seen in (mine, by_id):
                 old = seen.get(rec["id"])
                 if old is not None and not _same(old, rec):
