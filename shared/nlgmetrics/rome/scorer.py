@@ -283,7 +283,7 @@ class RoMe(Scorer):
         tok = self.encoder.tokenizer
         unk = tok.unk_token_id
         words = list(dict.fromkeys(w for ws in lists for w in ws))
-        ids = tok(words, add_special_tokens=False, split_special_tokens=True)["input_ids"] if words else []
+        ids = tokenize(tok, words, add_special_tokens=False, split_special_tokens=True)["input_ids"] if words else []
         flag = {w: (not i) or (unk is not None and unk in i) for w, i in zip(words, ids)}
         return [[flag[w] for w in ws] for ws in lists]
 
