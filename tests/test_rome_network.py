@@ -126,6 +126,49 @@ def test_paper_profile_fits_a_network_once_and_caches_it(tiny_models, tmp_path, 
         other.score(hyps, refs)
 
 
+def test_two_threads_fit_the_network_once(tiny_models, tmp_path, monkeypatch):
+    """Two threads of one process asking for the same fitted network: one fits, the other waits
+    and loads its file (before, both fitted and raced to the same temporary file)."""
+    import threading
+    import time
+
+    import nlgmetrics.training.rome_scorer as training
+    from nlgmetrics.rome import fitting
+
+    monkeypatch.setenv("NLGMETRICS_CACHE", str(tmp_path))
+    monkeypatch.setattr(fitting, "FIT_PAIRS_PER_CLASS", 20)
+    monkeypatch.setattr(fitting, "FIT_TEST_PAIRS_PER_CLASS", 5)
+    real, calls = training.fit_network, []
+
+    def slow_fit(*args, **kwargs):
+        calls.append(threading.get_ident())
+        time.sleep(0.5)  # a real fit takes minutes: wide enough for the other thread to arrive
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(training, "fit_network", slow_fit)
+    options = dict(profile="paper", model=tiny_models["encoder"], grammar_model=tiny_models["cola"],
+                   linguistic_backend="spacy", device="cpu", quiet=True)
+    scorers = [RoMe(**options), RoMe(**options)]
+    nets, errors = [None, None], []
+
+    def run(k):
+        try:
+            nets[k] = scorers[k].network
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(calls) == 1
+    x = np.random.default_rng(0).random((16, 3))
+    assert nets[0](x).tolist() == nets[1](x).tolist()
+    assert len(list((tmp_path / "rome").glob("scorer-*.json"))) == 1
+    assert not list((tmp_path / "rome").glob("*.tmp"))
+
+
 def test_shipped_profile_does_not_fit():
     from nlgmetrics.rome import RoMeConfig
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,9 @@ FIT_PAIRS_PER_CLASS = 2500
 FIT_TEST_PAIRS_PER_CLASS = 500
 #: bump when the pairs, the network or its training change
 FIT_VERSION = 1
+#: one fit at a time in a process: a second thread asking for the same network waits and loads
+#: the file the first one wrote (instead of fitting again and racing it to the same temp file)
+_FIT_LOCK = threading.Lock()
 #: the options that change the features
 FEATURE_OPTIONS = ("delta_emd", "delta_ted", "gamma", "alignment", "emd_unaligned", "emd_weights", "emd_antonyms", "emd_names",
                    "ted_normalization", "ted_tree", "ted_vectors", "max_words", "grammar_label", "grammar_punctuation",
@@ -59,16 +63,21 @@ def fitted_path(scorer: RoMe) -> Path:
 def fitted_network(scorer: RoMe) -> ScorerNetwork:
     """The cached network for this configuration, fitted first when there is none."""
     path = fitted_path(scorer)
-    if not path.exists():
-        from ..training.rome_scorer import fit_network
-
-        if not scorer.quiet:
-            warnings.warn(f"RoMe: fitting the scorer network on this configuration's features "
-                          f"({FIT_PAIRS_PER_CLASS} + {FIT_PAIRS_PER_CLASS} pairs, once; cached at {path})", stacklevel=2)
-        payload = fit_network(scorer, FIT_PAIRS_PER_CLASS, FIT_TEST_PAIRS_PER_CLASS)
-        payload["fit_key"] = fit_key(scorer)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(payload, indent=1) + "\n")
-        os.replace(tmp, path)  # atomic: concurrent first runs write the same file
+    with _FIT_LOCK:
+        if not path.exists():
+            _fit_and_write(scorer, path)
     return ScorerNetwork(path)
+
+
+def _fit_and_write(scorer: RoMe, path: Path) -> None:
+    from ..training.rome_scorer import fit_network
+
+    if not scorer.quiet:
+        warnings.warn(f"RoMe: fitting the scorer network on this configuration's features "
+                      f"({FIT_PAIRS_PER_CLASS} + {FIT_PAIRS_PER_CLASS} pairs, once; cached at {path})", stacklevel=3)
+    payload = fit_network(scorer, FIT_PAIRS_PER_CLASS, FIT_TEST_PAIRS_PER_CLASS)
+    payload["fit_key"] = fit_key(scorer)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(payload, indent=1) + "\n")
+    os.replace(tmp, path)  # atomic: concurrent first runs in other processes write the same file

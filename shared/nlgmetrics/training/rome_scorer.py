@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..core.resources import DATA_DIR, data_path, wordnet
+from ..core.resources import DATA_DIR, WORDNET_LOCK, data_path, wordnet
 from ..rome import FEATURE_ORDER, RoMe
 
 SEED = 0
@@ -177,13 +177,15 @@ def antonym_of(word: str) -> str | None:
     """A WordNet antonym of an adjective (first sense that has one), or None."""
     if word not in _ANTONYMS:
         found = None
-        for synset in wordnet().synsets(word, pos="a") + wordnet().synsets(word, pos="s"):
-            for lemma in synset.lemmas():
-                if lemma.name().lower() == word and lemma.antonyms():
-                    found = lemma.antonyms()[0].name().replace("_", " ")
+        wn = wordnet()
+        with WORDNET_LOCK:  # the reader shares one file handle: a scoring thread may be reading too
+            for synset in wn.synsets(word, pos="a") + wn.synsets(word, pos="s"):
+                for lemma in synset.lemmas():
+                    if lemma.name().lower() == word and lemma.antonyms():
+                        found = lemma.antonyms()[0].name().replace("_", " ")
+                        break
+                if found:
                     break
-            if found:
-                break
         _ANTONYMS[word] = found
     return _ANTONYMS[word]
 
