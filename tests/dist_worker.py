@@ -2,13 +2,16 @@
 
     torchrun --nproc_per_node 2 tests/dist_worker.py SPEC.json OUT.json
     torchrun --nproc_per_node 2 tests/dist_worker.py --cli score toy ... --distributed
-(the second form runs the command line with the toy scorer registered)
+(the second form runs the command line with the toy scorer registered; "{rank}" in an argument
+becomes the process's rank)
 SPEC: {"metric": ..., "options": {...}, "predictions": [...], "references": [...],
+       "rank_predictions" / "rank_options": {"1": ...} (optional: what rank 1 gets instead),
        "sources": [...] or null, "extras": {name: [...]} (optional),
        "registry": {name: [module, class]} (optional extra entries),
        "accelerate": true to let accelerate's Accelerator set up the process group}
 """
 import json
+import os
 import sys
 
 import torch.distributed as dist
@@ -28,10 +31,17 @@ def main(spec_path: str, out_path: str) -> None:
         assert dist.is_initialized(), "accelerate did not initialise the process group"
     else:
         assert distributed.init_distributed(), "not launched by torchrun"
-    scorer = nlgmetrics.load(spec["metric"], **spec["options"])
-    result = distributed.score_distributed(scorer, spec["predictions"], spec.get("references"),
-                                           spec.get("sources"), all_ranks=True, **spec.get("extras", {}))
-    payload = {"rank": dist.get_rank(), "world": dist.get_world_size(), "result": result.to_dict()}
+    rank = dist.get_rank()
+    options = dict(spec["options"], **spec.get("rank_options", {}).get(str(rank), {}))
+    predictions = spec.get("rank_predictions", {}).get(str(rank), spec["predictions"])
+    scorer = nlgmetrics.load(spec["metric"], **options)
+    payload = {"rank": rank, "world": dist.get_world_size()}
+    try:
+        result = distributed.score_distributed(scorer, predictions, spec.get("references"),
+                                               spec.get("sources"), all_ranks=True, **spec.get("extras", {}))
+        payload["result"] = result.to_dict()
+    except ValueError as err:  # a refused run: every rank reports it
+        payload["error"] = str(err)
     if dist.get_rank() == 0:
         json.dump(payload, open(out_path, "w"))
     else:  # every rank got the same result
@@ -44,5 +54,6 @@ if __name__ == "__main__":
         nlgmetrics.REGISTRY["toy"] = ("toy_scorers", "ToyChrf")
         from nlgmetrics.cli import main as cli_main
 
-        sys.exit(cli_main(sys.argv[2:]))
+        rank = os.environ.get("RANK", "0")  # "{rank}" in an argument: each rank's own file
+        sys.exit(cli_main([arg.replace("{rank}", rank) for arg in sys.argv[2:]]))
     main(sys.argv[1], sys.argv[2])

@@ -243,6 +243,17 @@ def test_cli_distributed_with_per_segment_inputs_equals_single_run(toy, corpus, 
     assert got["scores"] == single.scores and got["corpus"] == single.corpus
 
 
+def test_cli_distributed_ranks_reading_different_files_are_refused(toy, corpus, tmp_path):
+    other = tmp_path / "hyp1.txt"
+    lines = Path(corpus["hyp"]).read_text(encoding="utf-8").splitlines()
+    other.write_text("\n".join(lines[:-1] + [lines[-1] + " changed"]) + "\n", encoding="utf-8")
+    Path(tmp_path / "hyp0.txt").write_text(Path(corpus["hyp"]).read_text(encoding="utf-8"), encoding="utf-8")
+    proc = _torchrun(tmp_path, ["score", "toy", "-p", str(tmp_path / "hyp{rank}.txt"), "-r", corpus["ref"],
+                                "--offsets", corpus["off"], "--distributed", "--json", "-q"])
+    assert proc.returncode != 0 and proc.stdout == ""
+    assert proc.stderr.count("the inputs of rank(s) 1 differ from rank 0's") == 2  # both ranks refuse
+
+
 def test_a_real_process_exits_2_with_one_line(toy, corpus, tmp_path):
     code = ("import sys, nlgmetrics; nlgmetrics.REGISTRY['toy'] = ('toy_scorers', 'ToyChrf');"
             "from nlgmetrics.cli import main; sys.exit(main())")

@@ -160,9 +160,11 @@ def _free_port() -> int:
 
 
 def run_torchrun(tmp_path, metric, options, predictions, references=None, sources=None, registry=None,
-                 accelerate=False, extras=None):
+                 accelerate=False, extras=None, outputs=False, rank1_predictions=None, rank1_options=None):
     spec = {"metric": metric, "options": options, "predictions": predictions, "references": references,
-            "sources": sources, "registry": registry or {}, "accelerate": accelerate, "extras": extras or {}}
+            "sources": sources, "registry": registry or {}, "accelerate": accelerate, "extras": extras or {},
+            "rank_predictions": {"1": rank1_predictions} if rank1_predictions else {},
+            "rank_options": {"1": rank1_options} if rank1_options else {}}
     spec_path, out_path = tmp_path / "spec.json", tmp_path / "out.json"
     spec_path.write_text(json.dumps(spec))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
@@ -174,6 +176,8 @@ def run_torchrun(tmp_path, metric, options, predictions, references=None, source
     assert proc.returncode == 0, proc.stderr[-3000:]
     rank0 = json.loads(out_path.read_text())
     rank1 = json.loads(Path(str(out_path) + ".rank1").read_text())
+    if outputs:
+        return rank0, rank1
     assert rank0["world"] == 2 and rank1["result"] == rank0["result"]
     return rank0["result"]
 
@@ -185,6 +189,23 @@ def test_torchrun_two_processes_equal_single_process(toy_registered, tmp_path, a
     got = run_torchrun(tmp_path, "toy", {"scale": 2.0}, HYPS, REFS, registry={"toy": list(TOY)}, accelerate=accelerate)
     single = nlgmetrics.load("toy", scale=2.0).score(HYPS, REFS)
     assert got["scores"] == single.scores and got["score"] == single.score and got["corpus"] == single.corpus
+
+
+def test_torchrun_ranks_with_different_inputs_or_options_are_refused(toy_registered, tmp_path):
+    """Each rank scores only its shard of what it was given: ranks given different corpora (or
+    differently configured scorers) would merge into a silently wrong result, so every rank
+    refuses the run."""
+    other = list(HYPS)
+    other[-1] = other[-1] + " changed"
+    rank0, rank1 = run_torchrun(tmp_path, "toy", {"scale": 2.0}, HYPS, REFS, registry={"toy": list(TOY)},
+                                outputs=True, rank1_predictions=other)
+    for out in (rank0, rank1):
+        assert "result" not in out and "the inputs of rank(s) 1 differ from rank 0's" in out["error"]
+    rank0, rank1 = run_torchrun(tmp_path, "toy", {"scale": 2.0}, HYPS, REFS, registry={"toy": list(TOY)},
+                                outputs=True, rank1_options={"scale": 3.0})
+    for out in (rank0, rank1):
+        assert "result" not in out and "the scorer of rank(s) 1 signs differently" in out["error"]
+        assert "inputs of rank" not in out["error"]
 
 
 @pytest.fixture(scope="module")

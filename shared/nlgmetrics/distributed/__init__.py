@@ -43,7 +43,7 @@ from nlgmetrics.distributed.records import (
     write_records,
 )
 
-__all__ = ["FORMAT", "MAX_SEGMENTS", "Chunk", "Fingerprint", "RecordsWriter", "corpus_digest", "corpus_fingerprint",
+__all__ = ["FORMAT", "MAX_SEGMENTS", "Chunk", "check_same_run", "Fingerprint", "RecordsWriter", "corpus_digest", "corpus_fingerprint",
            "gather_reduce", "init_distributed", "shutdown_distributed", "parse_shard", "rank_and_world", "read_records",
            "record_line", "record_options", "records_header", "reduce_files", "safe_option", "score_chunks",
            "score_distributed", "score_shard", "shard_ids", "shard_size", "write_records"]
@@ -144,6 +144,29 @@ def gather_reduce(scorer: Scorer, records: List[Record], *, all_ranks: bool = Tr
     return result
 
 
+def check_same_run(scorer: Scorer, fingerprint: str, *, group: Any = None) -> None:
+    """Refuse, on every rank, a data-parallel run whose ranks differ in their corpus
+    (:func:`corpus_fingerprint`) or their scorer's signature: each rank scores only its own
+    shard of what it was given, so different inputs would otherwise merge into a silently wrong
+    result. One ``all_gather_object`` of two short strings; nothing without a process group."""
+    import torch.distributed as dist
+
+    rank, world = rank_and_world(group)
+    if world == 1:
+        return
+    every: List[Any] = [None] * world
+    dist.all_gather_object(every, (fingerprint, scorer.signature), group=group)
+    inputs = [k for k, (theirs, _) in enumerate(every) if theirs != every[0][0]]
+    signed = [k for k, (_, theirs) in enumerate(every) if theirs != every[0][1]]
+    if inputs or signed:
+        raise ValueError(
+            "every rank of a distributed run must score the same corpus with the same options: "
+            + "; ".join(part for part in (
+                f"the inputs of rank(s) {', '.join(map(str, inputs))} differ from rank 0's" if inputs else "",
+                f"the scorer of rank(s) {', '.join(map(str, signed))} signs differently from rank 0's "
+                f"({every[signed[0]][1]} against {every[0][1]})" if signed else "") if part))
+
+
 def score_distributed(scorer: Scorer, predictions: Any, references: Any = None, sources: Any = None,
                       *, all_ranks: bool = True, group: Any = None, **extras: Any) -> Optional[MetricResult]:
     """Data-parallel scoring: every rank passes the same inputs, scores its round-robin shard,
@@ -156,5 +179,6 @@ def score_distributed(scorer: Scorer, predictions: Any, references: Any = None, 
     if not (dist.is_available() and dist.is_initialized()):
         return scorer.score(predictions, references, sources, **extras)
     rank, world = rank_and_world(group)
+    check_same_run(scorer, corpus_fingerprint(scorer, predictions, references, sources, **extras), group=group)
     records = score_shard(scorer, predictions, references, sources, shard=(rank + 1, world), **extras)
     return gather_reduce(scorer, records, all_ranks=all_ranks, group=group)
