@@ -176,6 +176,35 @@ def test_fit_api_with_feature_vectors_and_text_triples():
         DiscoTK(variant="light", weights={"meteor": 1.0})  # light has no METEOR
 
 
+def test_fit_while_another_thread_reduces_gives_one_set_of_weights(monkeypatch):
+    """A reduction's scores, corpus and signature come from one set of weights: fit(use=True)
+    from another thread in the middle of a reduction waits for it (before, the reduction scored
+    with the old weights and signed itself ``weights:fitted``)."""
+    import threading
+
+    from nlgmetrics.discotk import scorer as module
+
+    scorer = DiscoTK(variant="light", quiet=True)
+    d = len(scorer.features_used)
+    records = scorer.score_segments(scorer.validate(HYPS, [REF] * len(HYPS)))
+    real, fitter = module.asiya_normalize, []
+
+    def normalize_while_fitting(column):  # runs inside the reduction (per-test-set normalisation)
+        if not fitter:
+            fitter.append(threading.Thread(target=scorer.fit, args=([([1.0] * d, [0.0] * d)],)))
+            fitter[0].start()
+            fitter[0].join(timeout=1.0)
+        return real(column)
+
+    monkeypatch.setattr(module, "asiya_normalize", normalize_while_fitting)
+    result = scorer.reduce(records)
+    fitter[0].join()
+    assert result.corpus["weights"] in result.signature and "weights:fitted" not in result.signature
+    assert "weights_by_feature" not in result.corpus
+    after = scorer.reduce(records)
+    assert "weights:fitted" in after.signature and "weights_by_feature" in after.corpus
+
+
 def test_explicit_weights_mapping():
     scorer = DiscoTK(variant="light", weights={"dr-lex1": 2.0, "bias": -1.0}, quiet=True)
     result = scorer.score([REF], [REF])

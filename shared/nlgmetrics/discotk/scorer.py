@@ -4,6 +4,7 @@ and the corpus combination (per-test-set normalisation or learned weights) in th
 from __future__ import annotations
 
 import json
+import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,9 @@ class DiscoTK(Scorer):
         self.parser = HeuristicRSTParser(cfg.linguistic_backend, cfg.spacy_model)
         self._cache: LRUCache[str, Analysis] = LRUCache(max_entries=cfg.cache_size, max_bytes=512 * 2**20)
         self.weights_name, self.model = self._resolve_weights()
+        #: held while reducing and while fit(use=True) swaps the weights, so that a reduction's
+        #: scores, corpus and signature all come from one set of weights
+        self._weights_lock = threading.RLock()
 
     # -- weights ---------------------------------------------------------------------------
     def _resolve_weights(self) -> Tuple[str, Optional[PairwiseModel]]:
@@ -213,6 +217,10 @@ class DiscoTK(Scorer):
         return records
 
     def reduce_records(self, records: List[Record]) -> MetricResult:
+        with self._weights_lock:
+            return self._reduce_with_weights(records)
+
+    def _reduce_with_weights(self, records: List[Record]) -> MetricResult:
         n, names = len(records), self.features_used
         matrix = np.array([[float(r["features"][f]) for f in names] for r in records], dtype=float)
         matrix = matrix.reshape(n, len(names))
@@ -284,5 +292,6 @@ class DiscoTK(Scorer):
             worse = np.array([p[1] for p in pairs], dtype=float)
         model = fit_pairwise(better, worse, self.features_used, c=c)
         if use:
-            self.weights_name, self.model = "fitted", model
+            with self._weights_lock:
+                self.weights_name, self.model = "fitted", model
         return model
