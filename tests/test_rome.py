@@ -374,6 +374,18 @@ def test_grammar_soup_averages_the_runs_states():
     assert soup([a]) == a and soup([a]) is not a
 
 
+def test_grammar_synonym_copies_replace_one_dominant_sense_noun_or_adjective():
+    """--augment synonyms: one singular noun or adjective whose first WordNet sense starts with
+    it is replaced by another lemma of that sense; verbs, capitalised words and words with no
+    such synonym are left alone, and a sentence with nothing to replace gets no copy."""
+    from nlgmetrics.training.rome_grammar import synonym_copies
+
+    sentences = ["The building is tall.", "She runs quickly.", "Paris is tall."]
+    copies = synonym_copies(sentences, np.random.default_rng(0))
+    # building.n.01 = building, edifice; tall.a.01 has no other lemma; "runs" is a verb
+    assert copies == [(0, "The edifice is tall.")]
+
+
 def test_four_bit_deltas_by_hand():
     """quantize_delta: one float16 scale max|x|/7 per group, codes rint(x/scale) + 7 packed two
     per byte (high nibble first); merge_state adds the dequantised delta."""
