@@ -206,6 +206,13 @@ def test_torchrun_ranks_with_different_inputs_or_options_are_refused(toy_registe
     for out in (rank0, rank1):
         assert "result" not in out and "the scorer of rank(s) 1 signs differently" in out["error"]
         assert "inputs of rank" not in out["error"]
+    # inputs that fail validation on one rank only: that rank raises its own error, and rank 0
+    # names it instead of waiting in a collective (before: a gloo "connection reset" or a hang)
+    rank0, rank1 = run_torchrun(tmp_path, "toy", {"scale": 2.0}, HYPS, REFS, registry={"toy": list(TOY)},
+                                outputs=True, rank1_predictions=HYPS[:-1])
+    assert "predictions has 7" in rank1["error"]
+    assert rank0["error"].startswith("another rank of this distributed run could not read its inputs (rank 1: ")
+    assert "predictions has 7" in rank0["error"]
 
 
 @pytest.fixture(scope="module")

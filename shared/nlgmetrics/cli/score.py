@@ -189,7 +189,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         if args.distributed:
             distributed.init_distributed()
             rank, world = distributed.rank_and_world()
-            distributed.check_same_run(scorer, inputs.fingerprint(scorer, args.chunk_size))
+            distributed.check_same_run(scorer, lambda: inputs.fingerprint(scorer, args.chunk_size))
         gathered: List[Record] = []
         for records in distributed.score_chunks(scorer, chunks, shard=(rank + 1, world)):
             gathered.extend(records)

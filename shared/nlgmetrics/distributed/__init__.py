@@ -21,7 +21,7 @@ file's header carries the fingerprint of the whole corpus (:func:`corpus_fingerp
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from nlgmetrics.core.base import Record, Scorer
 from nlgmetrics.core.result import MetricResult
@@ -144,20 +144,34 @@ def gather_reduce(scorer: Scorer, records: List[Record], *, all_ranks: bool = Tr
     return result
 
 
-def check_same_run(scorer: Scorer, fingerprint: str, *, group: Any = None) -> None:
+def check_same_run(scorer: Scorer, fingerprint: Callable[[], str], *, group: Any = None) -> None:
     """Refuse, on every rank, a data-parallel run whose ranks differ in their corpus
-    (:func:`corpus_fingerprint`) or their scorer's signature: each rank scores only its own
-    shard of what it was given, so different inputs would otherwise merge into a silently wrong
-    result. One ``all_gather_object`` of two short strings; nothing without a process group."""
+    (``fingerprint()``, e.g. :func:`corpus_fingerprint`) or their scorer's signature: each rank
+    scores only its own shard of what it was given, so different inputs would otherwise merge
+    into a silently wrong result. A rank whose inputs cannot be read or validated raises its own
+    error, and every other rank raises a ValueError that names it, instead of waiting for it in
+    a collective. One ``all_gather_object`` of short strings; nothing without a process group."""
     import torch.distributed as dist
 
     rank, world = rank_and_world(group)
     if world == 1:
         return
+    error: Optional[BaseException] = None
+    digest: Optional[str] = None
+    try:
+        digest = fingerprint()
+    except Exception as err:  # re-raised below on this rank, after the others have been told
+        error = err
     every: List[Any] = [None] * world
-    dist.all_gather_object(every, (fingerprint, scorer.signature), group=group)
-    inputs = [k for k, (theirs, _) in enumerate(every) if theirs != every[0][0]]
-    signed = [k for k, (_, theirs) in enumerate(every) if theirs != every[0][1]]
+    dist.all_gather_object(every, (digest, scorer.signature, None if error is None else f"{type(error).__name__}: {error}"),
+                           group=group)
+    if error is not None:
+        raise error
+    failed = [f"rank {k}: {message}" for k, (_, _, message) in enumerate(every) if message]
+    if failed:
+        raise ValueError("another rank of this distributed run could not read its inputs (" + "; ".join(failed) + ")")
+    inputs = [k for k, (theirs, _, _) in enumerate(every) if theirs != every[0][0]]
+    signed = [k for k, (_, theirs, _) in enumerate(every) if theirs != every[0][1]]
     if inputs or signed:
         raise ValueError(
             "every rank of a distributed run must score the same corpus with the same options: "
@@ -179,6 +193,6 @@ def score_distributed(scorer: Scorer, predictions: Any, references: Any = None, 
     if not (dist.is_available() and dist.is_initialized()):
         return scorer.score(predictions, references, sources, **extras)
     rank, world = rank_and_world(group)
-    check_same_run(scorer, corpus_fingerprint(scorer, predictions, references, sources, **extras), group=group)
+    check_same_run(scorer, lambda: corpus_fingerprint(scorer, predictions, references, sources, **extras), group=group)
     records = score_shard(scorer, predictions, references, sources, shard=(rank + 1, world), **extras)
     return gather_reduce(scorer, records, all_ranks=all_ranks, group=group)

@@ -63,9 +63,10 @@ def fitted_path(scorer: RoMe) -> Path:
 def fitted_network(scorer: RoMe) -> ScorerNetwork:
     """The cached network for this configuration, fitted first when there is none."""
     path = fitted_path(scorer)
-    with _FIT_LOCK:
-        if not path.exists():
-            _fit_and_write(scorer, path)
+    if not path.exists():  # a cached network loads without waiting for another configuration's fit
+        with _FIT_LOCK:
+            if not path.exists():
+                _fit_and_write(scorer, path)
     return ScorerNetwork(path)
 
 
