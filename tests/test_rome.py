@@ -380,10 +380,11 @@ def test_grammar_synonym_copies_replace_one_dominant_sense_noun_or_adjective():
     such synonym are left alone, and a sentence with nothing to replace gets no copy."""
     from nlgmetrics.training.rome_grammar import synonym_copies
 
-    sentences = ["The building is tall.", "She runs quickly.", "Paris is tall."]
+    sentences = ["The building is tall.", "She runs quickly.", "Paris is tall.", "A lawyer left."]
     copies = synonym_copies(sentences, np.random.default_rng(0))
-    # building.n.01 = building, edifice; tall.a.01 has no other lemma; "runs" is a verb
-    assert copies == [(0, "The edifice is tall.")]
+    # building.n.01 = building, edifice; tall.a.01 has no other lemma; "runs" is a verb;
+    # lawyer.n.01 = lawyer, attorney, and the article follows the new word
+    assert copies == [(0, "The edifice is tall."), (3, "An attorney left.")]
 
 
 def test_four_bit_deltas_by_hand():

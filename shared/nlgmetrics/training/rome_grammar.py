@@ -249,10 +249,11 @@ SYNONYM_TAGS = {"NN": "n", "JJ": "a"}
 
 def synonym_copies(sentences: Sequence[str], rng: np.random.Generator) -> list[tuple[int, str]]:
     """(index, copy) for each sentence with a replaceable word, one word of it (uniformly drawn)
-    replaced by a synonym (uniformly drawn), keeping the sentence's spacing. Replaceable: a
+    replaced by a synonym (uniformly drawn), keeping the sentence's spacing, with a preceding
+    "a" / "an" made to fit the new word (by its first letter). Replaceable: a
     lower-case singular common noun or adjective (spaCy's tagger) that is the first lemma of its
     first WordNet sense of that part of speech (its dominant meaning) when that sense has other
-    one-word lemmas. Verbs, adverbs and function words are left alone: they carry most of
+    one-word lower-case lemmas (no names or abbreviations such as "MD"). Verbs, adverbs and function words are left alone: they carry most of
     CoLA's violations, and particles ("away", "alone") make idioms."""
     import spacy
 
@@ -271,13 +272,18 @@ def synonym_copies(sentences: Sequence[str], rng: np.random.Generator) -> list[t
                 senses = wn.synsets(token.text, pos=pos)
                 names = [lemma.name() for lemma in senses[0].lemmas()] if senses else []
             if names and names[0] == token.text:
-                options = sorted(n.lower() for n in names[1:] if n.isalpha() and n.lower() != token.text)
+                options = sorted(n for n in names[1:] if n.isalpha() and n.islower() and n != token.text)
                 if options:
                     candidates.append((k, options))
         if candidates:
             k, options = candidates[int(rng.integers(len(candidates)))]
             words = [t.text_with_ws for t in doc]
-            words[k] = options[int(rng.integers(len(options)))] + doc[k].whitespace_
+            word = options[int(rng.integers(len(options)))]
+            words[k] = word + doc[k].whitespace_
+            if k and doc[k - 1].lower_ in ("a", "an"):  # the article goes with the new word
+                article = "an" if word[0] in "aeiou" else "a"
+                before = doc[k - 1].text
+                words[k - 1] = (article.capitalize() if before[0].isupper() else article) + doc[k - 1].whitespace_
             out.append((i, "".join(words)))
     return out
 
