@@ -5,6 +5,7 @@ torchrun, and chunked scoring equal to scoring all at once."""
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -76,19 +77,54 @@ def test_help_lists_every_option_with_type_default_and_choices(toy, capsys):
     assert "--offsets" in text  # the metric's per-segment input gets a file flag
 
 
+def _default_shown(value):
+    """How --help writes a default: strings quoted, None/bools/containers as JSON."""
+    if isinstance(value, tuple):
+        value = list(value)
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, (dict, list, bool)) or value is None:
+        return json.dumps(value)
+    return str(value)
+
+
 @pytest.mark.parametrize("name", nlgmetrics.list_metrics())
-def test_help_of_every_metric_comes_from_its_configuration(name, capsys):
+def test_help_of_every_metric_comes_from_its_configuration(name, capsys, monkeypatch):
     try:
         cls = nlgmetrics.scorer_class(name)
     except TypeError as err:  # a metric not yet migrated to the configuration API
         pytest.skip(f"{name}: {err}")
+    monkeypatch.setenv("COLUMNS", "100000")  # argparse then writes one line per option
     with pytest.raises(SystemExit):
         cli.main(["score", name, "--help"])
-    text = " ".join(capsys.readouterr().out.split())
-    for spec in cls.Config.specs():
-        if spec.cli:
-            assert f"--{spec.name.replace('_', '-')}" in text or "-o KEY=VALUE" in text, spec.name
-            assert spec.doc.split()[0] in text, spec.name
+    lines = []  # one entry per option (argparse puts a long option's help on the next line)
+    for raw in capsys.readouterr().out.splitlines():
+        if raw.startswith("   ") and lines and lines[-1].startswith("-"):
+            lines[-1] += " " + " ".join(raw.split())
+        else:
+            lines.append(" ".join(raw.split()))
+    specs = cls.Config.specs()
+    assert specs
+    header = lines.index("metric options (from the configuration):")
+    command_lines, metric_lines = lines[:header], lines[header + 1:]
+    # every option, flag or not, is named in the -o help, in the configuration's order
+    assert any(line.startswith("-o KEY=VALUE, --option KEY=VALUE a metric option")
+               and line.endswith(f"(options: {', '.join(s.name for s in specs)})") for line in command_lines)
+    flagged = 0
+    for spec in specs:
+        flag = f"--{spec.name.replace('_', '-')}"
+        extra = spec.describe_range()
+        entry = re.compile(re.escape(f"{flag} ") + r"[A-Z]+ " + re.escape(
+            f"{' '.join(spec.doc.split())} [{spec.type_name()}; default {_default_shown(spec.default)}"
+            + (f"; {extra}]" if extra else "]")))
+        documented = [line for line in metric_lines if entry.fullmatch(line)]
+        own_flag = any(re.match(r"(-\w [^ ]+, )?" + re.escape(flag) + r"( |,|$)", line) for line in command_lines)
+        if spec.cli and not own_flag:
+            assert len(documented) == 1, f"{name}: {spec.name}: no '{flag} ... {spec.doc} [...]' line in --help"
+            flagged += 1
+        else:  # not a flag (or the command's own flag of that name): reachable through -o only
+            assert not documented, spec.name
+    assert len([line for line in metric_lines if line]) == flagged  # nothing else in that group
 
 
 def test_options_are_typed_and_equal_to_the_core(toy, corpus, capsys):

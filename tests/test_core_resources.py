@@ -130,6 +130,9 @@ class _NoSynonyms:
     @staticmethod
     def synsets(word):
         return []
+
+
+def test_meteor_tokenize_lowercases_and_keeps_contractions_and_hyphens():
     assert lexical.meteor_tokenize("Don't stop, E-mail!") == ["don't", "stop", ",", "e-mail", "!"]
 
 

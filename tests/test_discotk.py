@@ -165,11 +165,24 @@ def test_fit_api_with_feature_vectors_and_text_triples():
     vectors = [([1.0] * d, [0.0] * d), ([0.9] * d, [0.2] * d)]
     model = scorer.fit(vectors)
     assert isinstance(model, PairwiseModel) and all(w > 0 for w in model.weights)
+    assert model.weights == pytest.approx([model.weights[0]] * d, rel=1e-6)  # identical columns, equal weights
+    expected = fit_pairwise(np.array([v[0] for v in vectors]), np.array([v[1] for v in vectors]), scorer.features_used)
+    assert model.weights == expected.weights and model.bias == expected.bias
     assert scorer.weights_name == "fitted"
     triples = [(HYPS[1], HYPS[3], REF), (HYPS[0], HYPS[2], REF), (HYPS[1], HYPS[2], REF)]
-    model = scorer.fit(triples)
+    model = scorer.fit(triples, c=0.5)
+    # the model is the pairwise fit on the triples' (better, worse) feature rows, one text at a time
+    better = np.array([scorer.features([b], [r])[0] for b, _, r in triples])
+    worse = np.array([scorer.features([w], [r])[0] for _, w, r in triples])
+    assert np.ptp(better - worse, axis=0).max() > 0  # the pairs differ in their features
+    expected = fit_pairwise(better, worse, scorer.features_used, c=0.5)
+    assert model.features == expected.features == scorer.features_used
+    assert model.weights == pytest.approx(expected.weights, abs=1e-9) and model.bias == pytest.approx(expected.bias, abs=1e-9)
+    assert model.meta["c"] == 0.5 and model.meta["pairs"] == 3 and scorer.model is model
     result = scorer.score(HYPS, [REF] * len(HYPS))
-    assert result.scores[0] > result.scores[3]
+    raw = scorer.features(HYPS, [REF] * len(HYPS)) @ np.array(model.weights) + model.bias
+    assert result.scores == pytest.approx((1 / (1 + np.exp(-raw))).tolist(), abs=1e-9)
+    assert result.scores[0] > result.scores[3] and "weights:fitted" in result.signature
     with pytest.raises(ValueError):
         scorer.fit([(HYPS[0], HYPS[1])])
     with pytest.raises(ValueError):

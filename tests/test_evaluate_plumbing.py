@@ -4,8 +4,10 @@ scorers."""
 import json
 from pathlib import Path
 
-import nlgmetrics
+import numpy as np
 import pytest
+
+import nlgmetrics
 from nlgmetrics import cli, examples
 
 NAMES = sorted(nlgmetrics.REGISTRY)
@@ -90,8 +92,7 @@ def test_cli_score_json_equals_core(name, offline_options, tmp_path, capsys):
         pytest.skip(f"{name} not installed")
     options = offline_options(name)
     example, paths = _demo_files(tmp_path, name)
-    if nlgmetrics.scorer_class(name).multi_reference and "-r" in paths and len(paths["-r"]) == 1:
-        pytest.skip("multi-reference example with one column")
+    # a multi-reference metric given one -r file scores against that one reference per segment
     argv = ["score", name, "--json", "--quiet"]
     for flag, files in paths.items():
         for f in files:
@@ -195,12 +196,29 @@ def test_cli_list_and_demo(capsys):
 
 
 def test_cli_meta_eval(shared_data, capsys):
+    import gzip
+
+    from scipy import stats as sps
+
     data = shared_data / "wmt17_da_seg.jsonl.gz"
     assert cli.main(["meta-eval", "sam", str(data), "--human", "human", "--limit", "60",
                      "-o", "base=chrf", "--bootstrap", "50", "--json", "--quiet"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    seg = payload["segment"]
-    assert set(seg) == {"pearson", "spearman", "kendall"} and payload["n"] == 60
-    for v in seg.values():
-        assert -1 <= v["ci95"][0] <= v["value"] <= v["ci95"][1] <= 1 or v["value"] != v["value"]
-    assert set(payload["system"]) == {"pearson", "spearman", "kendall"}
+    with gzip.open(data, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line, _ in zip(fh, range(60))]
+    scores = nlgmetrics.score("sam", [r["hyp"] for r in rows], [r["ref"] for r in rows], base="chrf", quiet=True).scores
+    human = [r["human"] for r in rows]
+    independent = {"pearson": sps.pearsonr, "spearman": sps.spearmanr, "kendall": sps.kendalltau}
+    assert payload["n"] == 60 and set(payload["segment"]) == set(independent)
+    for method, fn in independent.items():
+        v = payload["segment"][method]
+        assert v["value"] == pytest.approx(float(fn(scores, human)[0]), abs=1e-9), method
+        assert -1 <= v["ci95"][0] <= v["value"] <= v["ci95"][1] <= 1, method
+    # system level: the correlation of per-system means
+    systems = sorted({r["system"] for r in rows})
+    assert len(systems) >= 3 and payload["n_systems"] == len(systems)
+    sys_scores = [np.mean([s for s, r in zip(scores, rows) if r["system"] == name]) for name in systems]
+    sys_human = [np.mean([h for h, r in zip(human, rows) if r["system"] == name]) for name in systems]
+    assert set(payload["system"]) == set(independent)
+    for method, fn in independent.items():
+        assert payload["system"][method]["value"] == pytest.approx(float(fn(sys_scores, sys_human)[0]), abs=1e-9), method

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import math
 import os
+import random
 from typing import Any, Dict, List, Optional
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import example as explicit
 from hypothesis import strategies as st
 from toy_scorers import ToyChrf
 
@@ -123,25 +125,46 @@ def _profile(name: str) -> settings:
     return TOY_PROFILE if name == "toy" else PROFILE
 
 
+#: plain English segments every metric scores (run first by each property through ``@example``;
+#: a ValueError on them fails the test, so "ValueError on everything" cannot pass)
+KNOWN = (["the cat sat on the mat", "a dog ran quickly"], ["the cat sat on a mat", "the dog ran"])
+
+
+def scored_or_value_error(pair: Any, run: Any, scored: List[Any]) -> Any:
+    """``run()``'s result, appended to ``scored``; None for a ValueError, except on :data:`KNOWN`."""
+    try:
+        result = run()
+    except ValueError:
+        if tuple(map(list, pair)) == KNOWN:
+            raise
+        return None
+    scored.append(result)
+    return result
+
+
 # -- properties -------------------------------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("name", METRICS)
 def test_any_unicode_gives_finite_scores_or_value_error(name, tmp_path_factory):
     scorer = get_scorer(name, tmp_path_factory)
 
+    scored: List[Any] = []
+
     @_profile(name)
     @given(segments(max_size=3))
+    @explicit(KNOWN)
     def check(pair):
         predictions, references = pair
-        try:
-            result = scorer.score(**make_inputs(scorer, predictions, references))
-        except ValueError:
+        result = scored_or_value_error(pair, lambda: scorer.score(**make_inputs(scorer, predictions, references)),
+                                       scored)
+        if result is None:
             return
         assert len(result.scores) == len(predictions)
         assert all(math.isfinite(s) for s in result.scores), result.scores
         assert math.isfinite(result.score)
 
     check()
+    assert scored, f"{name}: no example was scored"
 
 
 @pytest.mark.parametrize("name", METRICS)
@@ -161,15 +184,17 @@ def test_lone_surrogate_and_bom_score_like_their_normal_form(name, tmp_path_fact
 def test_permuting_segments_permutes_scores(name, tmp_path_factory):
     scorer = get_scorer(name, tmp_path_factory)
 
+    scored: List[Any] = []
+
     @_profile(name)
     @given(segments(min_size=2, max_size=4, text=st.one_of(WORDY, TEXT)), st.randoms(use_true_random=False))
+    @explicit(KNOWN, random.Random(1))
     def check(pair, rnd):
         predictions, references = pair
         order = list(range(len(predictions)))
         rnd.shuffle(order)
-        try:
-            base = scorer.score(**make_inputs(scorer, predictions, references))
-        except ValueError:
+        base = scored_or_value_error(pair, lambda: scorer.score(**make_inputs(scorer, predictions, references)), scored)
+        if base is None:
             return
         perm = scorer.score(**make_inputs(scorer, [predictions[i] for i in order], [references[i] for i in order]))
         expected = [base.scores[i] for i in order]
@@ -177,6 +202,7 @@ def test_permuting_segments_permutes_scores(name, tmp_path_factory):
         assert close(perm.score, base.score)
 
     check()
+    assert scored, f"{name}: no example was scored"
 
 
 @pytest.mark.slow
@@ -188,18 +214,22 @@ def test_batch_size_does_not_change_scores(name, tmp_path_factory):
     small = get_scorer(name, tmp_path_factory, batch_size=1)
     large = get_scorer(name, tmp_path_factory, batch_size=7)
 
+    scored: List[Any] = []
+
     @_profile(name)
     @given(segments(min_size=1, max_size=5, text=st.one_of(WORDY, TEXT)))
+    @explicit(KNOWN)
     def check(pair):
         kwargs = make_inputs(scorer, *pair)
-        try:
-            a = small.score(**kwargs)
-        except ValueError:
+        a = scored_or_value_error(pair, lambda: small.score(**kwargs), scored)
+        if a is None:
             return
         b = large.score(**kwargs)
+        assert len(a.scores) == len(b.scores) == len(pair[0])
         assert all(close(x, y) for x, y in zip(a.scores, b.scores)), (a.scores, b.scores)
 
     check()
+    assert scored, f"{name}: no example was scored"
 
 
 #: the value identical texts score, where the metric has a fixed maximum that they reach

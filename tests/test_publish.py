@@ -88,20 +88,31 @@ def test_unknown_metric_and_offline_push(tmp_path, monkeypatch):
         publish.push(tmp_path, "someone/sam")
 
 
-def test_assemble_warns_about_the_cards_options_table(tmp_path):
+@pytest.mark.parametrize("state, warning", [
+    ("in sync", None),
+    ("stale", "sam: the card's options table is out of date; run python -m nlgmetrics.cards sam"),
+    ("no markers", "sam: the card has no generated options table (<!-- options:start --> ... <!-- options:end -->)"),
+])
+def test_assemble_warns_about_the_cards_options_table(tmp_path, monkeypatch, state, warning):
     from nlgmetrics import cards
 
     spaces = tmp_path / "spaces"
     (spaces / "sam").mkdir(parents=True)
     (spaces / "sam" / "app.py").write_text("def build_demo(preload=False):\n    return None\n")
+    module = tmp_path / "module" / "sam"  # the metric folder publish reads, with a card we write
+    module.mkdir(parents=True)
+    (module / "sam.py").write_text((Path(nlgmetrics.metric_path("sam")) / "sam.py").read_text(encoding="utf-8"))
+    table = cards.options_table("sam")
+    assert table.startswith("| option | type |") and "| `base` |" in table
+    card = {"in sync": f"# SAM\n\n{cards.START}\n{table.strip()}\n{cards.END}\n\nMore text.\n",
+            "stale": f"# SAM\n\n{cards.START}\n| option | type |\n|---|---|\n| base | str |\n{cards.END}\n",
+            "no markers": f"# SAM\n\n{table}\n"}[state]
+    (module / "README.md").write_text(card, encoding="utf-8")
+    monkeypatch.setattr(nlgmetrics, "metric_path", lambda name: str(tmp_path / "module" / name))
     _, warnings = publish.assemble("sam", tmp_path / "out", spaces)
-    card = cards.card_path("sam").read_text(encoding="utf-8")
-    if not cards.has_markers(card):
-        assert any("has no generated options table" in w for w in warnings)
-    elif cards.in_sync("sam"):
-        assert not any("options table" in w for w in warnings)
-    else:
-        assert any("options table is out of date" in w for w in warnings)
+    table_warnings = [w for w in warnings if "options table" in w]
+    assert table_warnings == ([warning] if warning else [])
+    assert state != "in sync" or "More text." in (tmp_path / "out" / "sam" / "README.md").read_text()
 
 
 def test_push_default_namespace_is_the_name_evaluate_load_resolves(monkeypatch, tmp_path):

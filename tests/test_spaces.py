@@ -44,10 +44,20 @@ def test_app_builds_with_settings_from_the_configuration(name):
 
 
 @pytest.mark.parametrize("name", APPS)
+def test_examples_give_one_line_per_segment_in_every_box(name):
+    app = publish.load_app(ROOT / "spaces" / name / "app.py")
+    assert app.EXAMPLES
+    for ex in app.EXAMPLES:
+        assert set(ex) >= {"predictions", "references"}
+        lengths = {len(text.splitlines()) for text in ex.values()}
+        assert len(lengths) == 1 and lengths.pop() >= 1, ex
+
+
+@pytest.mark.parametrize("name", ["datscore", "discotk", "texteval"])
 def test_examples_have_three_segments_where_the_metric_is_corpus_dependent(name):
     app = publish.load_app(ROOT / "spaces" / name / "app.py")
-    if name in ("datscore", "discotk", "texteval"):
-        assert all(len(ex["predictions"].splitlines()) >= 3 for ex in app.EXAMPLES)
+    assert app.EXAMPLES
+    assert all(len(ex["predictions"].splitlines()) >= 3 for ex in app.EXAMPLES)
 
 
 def test_datscore_models_are_the_owners_list(monkeypatch):

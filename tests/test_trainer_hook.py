@@ -2,10 +2,11 @@
 import math
 from typing import ClassVar
 
-import nlgmetrics
 import numpy as np
 import pytest
 import torch
+
+import nlgmetrics
 from nlgmetrics.core.base import Inputs, Record, Scorer, mean_reduce
 from nlgmetrics.core.lexical import sentence_chrf
 from nlgmetrics.core.models import lite_encoder_path
@@ -126,8 +127,16 @@ def test_compute_metrics_in_seq2seq_trainer(tiny_seq2seq, tmp_path):
     seen = SourceAwareChrf.calls[-1]
     assert seen.references == targets  # labels decoded with -100 replaced
     assert seen.sources == sources
-    # the hook's number is the scorer's own corpus score on the same decoded predictions
-    assert metrics["eval_chrf-src"] == pytest.approx(scorer.score(seen.predictions, targets, sources).score)
+    # decoded independently of the hook: the generated ids from trainer.predict, -100 fill and
+    # pad dropped, through the tokenizer's own batch_decode
+    generated = trainer.predict(data).predictions
+    assert generated.shape[0] == len(targets) and ((generated == -100) | (generated == tok.pad_token_id)).any()
+    rows = [[t for t in row if t not in (-100, tok.pad_token_id)] for row in generated.tolist()]
+    decoded = [text.strip() for text in tok.batch_decode(rows, skip_special_tokens=True)]
+    assert len(decoded) == len(targets) and any(decoded)
+    assert seen.predictions == decoded
+    expected = sum(sentence_chrf(h, r) for h, r in zip(decoded, targets)) / len(targets)  # chrF, averaged
+    assert metrics["eval_chrf-src"] == pytest.approx(expected, abs=1e-9)
 
 
 def test_sources_length_mismatch_is_clear(tiny_seq2seq):
