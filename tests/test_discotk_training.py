@@ -121,9 +121,11 @@ def test_shipped_weights_file_is_the_scripts_serialisation_byte_for_byte():
         assert all(w == float(f"{w:.10g}") for w in entry["weights"] + [entry["bias"]])
 
 
-def test_shipped_weights_count_the_scripts_training_sample(shared_data):
+def test_shipped_weights_count_the_scripts_training_sample(shared_data, monkeypatch):
     # the sample (segments, outputs, DARR pairs) the script draws from ../shared/data is the one
-    # the shipped file records for every model
+    # the shipped file records for every model (the script finds the data beside the checkout;
+    # an installed package is elsewhere, so point it at the tests' copy)
+    monkeypatch.setenv("NLGMETRICS_SHARED", str(shared_data.parent))
     segments = sample_segments(read_jsonl_gz(WMT21), "train", DEFAULT_PER_LP)
     hyps, _, pairs = flatten(segments)
     assert len({row["lp"] for row in segments}) == 7 and len(segments) == 7 * DEFAULT_PER_LP
