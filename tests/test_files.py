@@ -140,3 +140,44 @@ def test_csv_output_cannot_run_formulas(tmp_path):
     with open(out, newline="", encoding="utf-8") as fh:
         got = list(csv.reader(fh))
     assert got == [["prediction", "score"], ["'=1+1", "-0.25"], ["ok", "1"]]
+
+
+def test_a_quote_left_open_or_text_after_a_closing_quote_is_an_error(tmp_path):
+    # before: the open quote swallowed the rest of the file into one cell (three rows read as
+    # one), and a TSV cell '"Hello" she said.' silently lost its quotes
+    swallow = _bytes(tmp_path, "q.csv", b'prediction,reference\na,b\nc,"d\ne,f\n')
+    with pytest.raises(InputFileError, match=r"q\.csv, line 4: not valid CSV \(unexpected end of data\)"):
+        files.read_rows(swallow)
+    quoted = _bytes(tmp_path, "q.tsv", b'prediction\treference\n"Hello" she said.\tx\n')
+    with pytest.raises(InputFileError, match=r"q\.tsv, line 2: not valid TSV .*double every"):
+        files.read_rows(quoted)
+    proper = _bytes(tmp_path, "ok.tsv", b'prediction\treference\n"""Hello"" she said."\tx\n')
+    assert files.read_rows(proper) == [(2, {"prediction": '"Hello" she said.', "reference": "x"})]
+
+
+def test_pipes_standard_input_and_utf16_are_refused_by_name(tmp_path):
+    import os
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(InputFileError, match=r"pipe: not a regular file"):
+        files.read_lines(str(fifo))  # before: UnsupportedOperation 'not seekable', no file name
+    with pytest.raises(InputFileError, match=r"^-: standard input is not read here"):
+        files.read_lines("-")
+    assert files.read_lines(os.devnull) == []
+    utf16 = _bytes(tmp_path, "u16.txt", "hello\nworld\n".encode("utf-16"))
+    with pytest.raises(InputFileError, match=r"u16\.txt: UTF-16 text"):
+        files.read_lines(utf16)
+
+
+def test_a_carriage_return_inside_a_line_warns_once_per_file(tmp_path):
+    mac = _bytes(tmp_path, "mac.txt", b"one\rtwo\rthree\r")
+    with pytest.warns(UserWarning, match=r"mac\.txt, line 1: a carriage return") as seen:
+        assert files.read_lines(mac) == ["one\rtwo\rthree\r"]
+    assert len([w for w in seen if "carriage return" in str(w.message)]) == 1
+    import warnings
+
+    crlf = _bytes(tmp_path, "crlf.txt", b"a\r\nb\r\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert files.read_lines(crlf) == ["a", "b"]

@@ -55,6 +55,19 @@ def test_cli_three_shards_reduce_to_the_single_run(toy_registered, tmp_path, cap
         cli.main(["reduce", parts[0], parts[2]])
 
 
+def test_cli_records_never_overwrite_an_input_file(toy_registered, tmp_path, capsys):
+    hyp, ref = _write(tmp_path, "hyp.txt", HYPS), _write(tmp_path, "ref.txt", REFS)
+    before = Path(hyp).read_bytes()
+    link = tmp_path / "also_hyp.txt"
+    link.symlink_to(hyp)
+    for out in (hyp, ref, str(link), str(tmp_path / "." / "ref.txt")):
+        with pytest.raises(SystemExit) as info:
+            cli.main(["score", "toy", "-p", hyp, "-r", ref, "--shard", "1/1", "--records", out])
+        assert info.value.code == 2
+        assert "is the input file" in capsys.readouterr().err
+    assert Path(hyp).read_bytes() == before and Path(ref).read_text().splitlines() == REFS
+
+
 def _header(path):
     return json.loads(Path(path).read_text().splitlines()[0])
 

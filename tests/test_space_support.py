@@ -349,6 +349,13 @@ def test_page_scores_reads_and_warns(toy, tmp_path):
         _toy_spec(), scorer, result, {"predictions": ["Кошка"], "references": ["Кошка"]})
     message, score, *_ = _handler(demo, "score")("a\nb", "r", "", 1.0)
     assert "nlgm-error" in message and "2 prediction line(s)" in message and score == ""
+    # a trailing blank line in both boxes is one more (empty) segment, as in a file: said in the page
+    message, score, *_ = _handler(demo, "score")("the cat sat\nthe dog\n\n", "the cat sat\nthe dog\n\n", "", 1.0)
+    padded = nlgmetrics.load("toy").score(["the cat sat", "the dog", ""], ["the cat sat", "the dog", ""])
+    assert f'data-value="{padded.score!r}"' in score
+    assert 'data-warning="empty"' in message and "1 of 3 prediction(s) are empty" in message
+    message, *_ = _handler(demo, "score")("the cat sat\nthe dog", "the cat sat\nthe dog", "", 1.0)
+    assert 'data-warning="empty"' not in message
     path = _write(tmp_path / "up.jsonl", '{"prediction": "=1+1", "reference": "=1+1"}\n'
                                          '{"prediction": "x", "reference": "y"}\n')
     info, shown, files, _ = _handler(demo, "score_file")(path, 1.0)

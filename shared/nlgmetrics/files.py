@@ -6,9 +6,11 @@ and, for a row, the line: ``hyp.txt: no such file``, ``data.jsonl, line 2: not v
 ``data.csv, line 3: missing key 'references'``. Nothing else escapes from here.
 
 Lines: UTF-8, one item per ``\\n``-terminated line (a final line without ``\\n`` counts; a
-``\\r`` before the ``\\n`` is dropped, a stray ``\\r`` inside a line stays); a leading byte
-order mark is stripped; an empty file holds no line, a file of one empty line holds one empty
-item. Gzip is recognised by its magic bytes (the ``.gz`` suffix is not needed, and a ``.gz``
+``\\r`` before the ``\\n`` is dropped, a stray ``\\r`` inside a line stays, with a warning
+once per file); a leading byte order mark is stripped (UTF-16 is refused by name); an empty
+file holds no line, a file of one empty line holds one empty item. Only regular files are read
+(not pipes or standard input: the command line reads its inputs more than once; ``/dev/null``
+is an empty file). Gzip is recognised by its magic bytes (the ``.gz`` suffix is not needed, and a ``.gz``
 file that is not gzip is an error).
 """
 from __future__ import annotations
@@ -20,6 +22,7 @@ import io
 import json
 import math
 import os
+import warnings
 import zlib
 from pathlib import Path
 from typing import (
@@ -40,6 +43,7 @@ Row = Tuple[int, Dict[str, Any]]  # (line number, row)
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -57,10 +61,15 @@ def open_binary(path: PathLike, label: Optional[str] = None) -> Iterator[IO[byte
     directory, a file that cannot be read or a damaged gzip stream."""
     name = _name(path, label)
     p = Path(path)
+    if str(path) == "-":
+        raise InputFileError("-: standard input is not read here (the inputs are read more than once); give a file")
     if not p.exists():
         raise InputFileError(f"{name}: no such file")
     if p.is_dir():
         raise InputFileError(f"{name}: is a directory, not a file")
+    if not p.is_file() and os.path.realpath(p) != os.path.realpath(os.devnull):
+        raise InputFileError(f"{name}: not a regular file (a pipe or a device; the inputs are read more than "
+                             "once): save it to a file first")
     try:
         raw = open(p, "rb")  # noqa: SIM115 - closed by the with below, after the error mapping
     except OSError as err:
@@ -103,6 +112,9 @@ def _decode(raw: bytes, name: str, lineno: int) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as err:
+        if lineno == 1 and raw[:2] in _UTF16_BOMS:
+            raise InputFileError(f"{name}: UTF-16 text (it starts with a UTF-16 byte order mark); save the file "
+                                 "as UTF-8") from None
         raise InputFileError(f"{name}, line {lineno}: not valid UTF-8 (byte {err.start + 1} of the line is "
                              f"{raw[err.start:err.start + 1]!r}); save the file as UTF-8") from None
 
@@ -136,11 +148,24 @@ def iter_lines(path: PathLike, label: Optional[str] = None, *, max_line_bytes: O
     longer than ``max_line_bytes`` (when given) is an error, so a crafted file cannot make a
     reader hold gigabytes."""
     name = _name(path, label)
+    warned = False
     with open_binary(path, label) as fh:
-        for lineno, raw in enumerate(_raw_lines(fh, name, max_line_bytes), start=1):
+        lines = enumerate(_raw_lines(fh, name, max_line_bytes), start=1)
+        while True:
+            try:
+                lineno, raw = next(lines)
+            except StopIteration:
+                return
+            except OSError as err:  # a read error after a successful open (a device, a failing disk)
+                raise InputFileError(f"{name}: cannot read ({err.strerror or err})") from None
             if lineno == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM):]
-            yield _chomp(_decode(raw, name, lineno))
+            line = _chomp(_decode(raw, name, lineno))
+            if "\r" in line and not warned:
+                warned = True
+                warnings.warn(f"{name}, line {lineno}: a carriage return (\\r) inside the line; only \\n ends a "
+                              "line, so a file with old Mac line ends (\\r alone) reads as one line", stacklevel=2)
+            yield line
 
 
 def split_lines(text: str) -> List[str]:
@@ -217,7 +242,9 @@ def iter_csv(path: PathLike, delimiter: str = ",", label: Optional[str] = None, 
     A row with more cells than the header is an error; missing cells are ``missing`` (an
     empty string, or ``None`` for callers that report short rows themselves)."""
     name = _name(path, label)
-    reader = csv.reader((line + "\n" for line in iter_lines(path, label)), delimiter=delimiter)
+    # strict: a quote left open or text after a closing quote is an error naming the line, not a
+    # cell that silently swallows the rest of the file or loses its quotes
+    reader = csv.reader((line + "\n" for line in iter_lines(path, label)), delimiter=delimiter, strict=True)
     try:
         header = next(reader, None)
         if header is None:
@@ -234,7 +261,9 @@ def iter_csv(path: PathLike, delimiter: str = ",", label: Optional[str] = None, 
                 raise InputFileError(f"{name}, line {lineno}: {len(cells)} cells but the header has {len(header)}")
             yield lineno, {h: (cells[i] if i < len(cells) else missing) for i, h in enumerate(header)}
     except csv.Error as err:
-        raise InputFileError(f"{name}, line {reader.line_num}: not valid CSV ({err})") from None
+        kind = "TSV" if delimiter == "\t" else "CSV"
+        raise InputFileError(f"{name}, line {reader.line_num}: not valid {kind} ({err}); a cell that starts with "
+                             '" is quoted: close it, and double every " inside it') from None
 
 
 def iter_rows(path: PathLike, fmt: Optional[str] = None, label: Optional[str] = None) -> Iterator[Row]:

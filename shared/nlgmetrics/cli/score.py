@@ -5,6 +5,7 @@ other ranks (``--distributed``) or into the reduction."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional
@@ -141,6 +142,16 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
     return InputFiles(args.predictions, refs, args.sources, extras, n, cls.multi_reference)
 
 
+def _check_not_an_input(out: str, paths: List[str]) -> None:
+    """Refuse an output path that names one of the input files (writing it would destroy the input)."""
+    target = os.path.realpath(out)
+    for path in paths:
+        same = os.path.samefile(out, path) if os.path.exists(out) and os.path.exists(path) else \
+            target == os.path.realpath(path)
+        if same:
+            raise CLIError(f"--records {out} is the input file {path}; write the records to another file")
+
+
 def _with_progress(chunks: Iterator[distributed.Chunk], bar: Any,
                    cache_entries: int = 0) -> Iterator[distributed.Chunk]:
     """The chunks, advancing ``bar`` as each one is done; with ``cache_entries``, the caches are
@@ -161,6 +172,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     inputs = check_inputs(cls, args, config)
     if bool(args.shard) != bool(args.records):
         raise CLIError("--shard and --records go together")
+    if args.records:
+        _check_not_an_input(args.records, [args.predictions, *inputs.references,
+                                           *([inputs.sources] if inputs.sources else []), *inputs.extras.values()])
     if args.distributed and args.shard:
         raise CLIError("--distributed and --shard are alternatives; use one")
     if args.chunk_size < 0:

@@ -104,6 +104,11 @@ def all_warnings(spec: SpaceSpec, scorer: Any, result: MetricResult, inputs: Dic
     (unless the metric said so itself)."""
     out = list(issued) + list(spec.warnings(scorer, result, inputs))
     out += [("metric", str(text)) for text in result.corpus.get("warnings", []) or []]
+    empty = sum(not str(p).strip() for p in inputs["predictions"])
+    if empty:  # a stray blank line (a trailing one, say) is a segment, as in a file, and moves the score
+        out.append(("empty", f"{empty} of {len(inputs['predictions'])} prediction(s) are empty and are scored as "
+                             "empty texts: a blank line is a segment, as in a file. Remove blank lines you did "
+                             "not mean."))
     if spec.english_only:
         refs = inputs.get("references") or []
         texts = list(inputs["predictions"]) + [r for ref in refs for r in reference_group(ref)]
@@ -164,7 +169,10 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
                         "`reference_2`, ... for several — and `source` where the metric uses it) or a **JSONL** "
                         "file (one object a line with the same keys; a reference may be a list). The settings "
                         "apply. Download one row of scores per segment (CSV) and the full result (JSON). "
-                        f"At most {MAX_BATCH_ROWS} rows.")
+                        f"At most {MAX_BATCH_ROWS} rows."
+                        + (" Here each row is scored against its own reference(s), as on the command line; the "
+                           "Example tab instead rates every prediction against all reference lines as one "
+                           "standard set, so the same texts score differently there." if spec.reference_set else ""))
                     upload = gr.File(label="CSV or JSONL file", file_types=[".csv", ".tsv", ".jsonl", ".json"],
                                      elem_id="batch-upload")
                     batch_button = gr.Button("Score file", variant="primary", elem_id="batch-run")
