@@ -298,3 +298,35 @@ def test_a_real_process_exits_2_with_one_line(toy, corpus, tmp_path):
                            "-o", "batch_size=abc"], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == ["error: batch_size must be an integer, got 'abc'"]
+
+
+def _meta_rows(tmp_path, systems):
+    rows = [{"hyp": h, "ref": r, "human": float(i % 4), **({} if s is ... else {"system": s})}
+            for i, (h, r, s) in enumerate(zip(HYPS, REFS, systems))]
+    return _write(tmp_path, "meta.jsonl", [json.dumps(row) for row in rows])
+
+
+def test_meta_eval_system_field_is_a_name_and_rows_without_one_are_counted(toy, tmp_path, capsys):
+    """A list-valued system was a TypeError (exit 1) and a null one on some rows printed 'rows
+    have no system field': now a system must be a string or an integer (the line is named,
+    exit 2), and rows without one (missing or null) are left out of the system level only,
+    with their number said."""
+    names = ["a", "b", "c", "a", "b", "c", "a", "b", "c", "a"]
+    for bad, shown in ((["x"], "['x']"), ({"n": 1}, "{'n': 1}"), (1.5, "1.5"), (True, "True")):
+        data = _meta_rows(tmp_path, names[:3] + [bad] + names[4:])
+        _error(capsys, ["meta-eval", "toy", data, "--human", "human", "-q"],
+               match=f"meta.jsonl, line 4: system {shown} in 'system' is not a string or an integer")
+    data = _meta_rows(tmp_path, [None, ...] + names[2:])
+    assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "20", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "rows have no system field" not in out
+    assert "(system level over 8 of 10 rows: 2 have no system in 'system' or null)" in out
+    assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "20", "--json", "-q"]) == 0
+    payload = _json(capsys)
+    assert payload["n"] == 10 and payload["n_system_rows"] == 8 and payload["n_systems"] == 3
+    full = _meta_rows(tmp_path, [1, 2] + names[2:])  # integers are names too
+    assert cli.main(["meta-eval", "toy", full, "--human", "human", "--bootstrap", "20", "--json", "-q"]) == 0
+    assert _json(capsys)["n_system_rows"] == 10
+    data = _meta_rows(tmp_path, [None] * 10)
+    assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "20", "-q"]) == 0
+    assert "(no system-level correlation: no row has a system in 'system')" in capsys.readouterr().out
