@@ -140,11 +140,15 @@ def check_device(config: MetricConfig) -> None:
 
 def load_scorer(name: str, config: MetricConfig, quiet: bool) -> Any:
     """``nlgmetrics.load`` for an already checked configuration; a model that cannot be had
-    is one error line (exit 1)."""
+    is one error line (exit 1); an input file an option names that cannot be read (e.g. SAM's
+    ``lexicon``: an ``InputFileError``) is a usage error (exit 2)."""
     from nlgmetrics.core.models import ModelUnavailableError
+    from nlgmetrics.files import InputFileError
 
     try:
         return nlgmetrics.load(name, quiet=quiet, **config.changed())
+    except InputFileError as err:
+        raise CLIError(str(err)) from None
     except (ValueError, FileNotFoundError, OSError, ModelUnavailableError) as err:
         raise CLIError(str(err), code=1) from None
 
