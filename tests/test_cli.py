@@ -149,6 +149,8 @@ def test_options_are_typed_and_equal_to_the_core(toy, corpus, capsys):
     (["-o", "nope=1"], "toy does not take option 'nope'; it takes: scale, lowercase"),
     (["-o", "scale"], "-o expects KEY=VALUE"),
     (["--scale", "2", "-o", "scale=3"], "option scale given twice"),
+    (["-o", "scale=2", "-o", "scale=3"], "option scale given twice (-o scale=2 and -o scale=3); give it once"),
+    (["-o", "batch-size=2", "-o", "batch_size=2"], "option batch_size given twice"),
     (["--shard", "1/3"], "--shard and --records go together"),
     (["--shard", "4/3", "--records", "x.jsonl"], "--shard: shard '4/3'"),
     (["--chunk-size", "-1"], "--chunk-size must be"),
@@ -330,3 +332,9 @@ def test_meta_eval_system_field_is_a_name_and_rows_without_one_are_counted(toy, 
     data = _meta_rows(tmp_path, [None] * 10)
     assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "20", "-q"]) == 0
     assert "(no system-level correlation: no row has a system in 'system')" in capsys.readouterr().out
+
+
+def test_reduce_refuses_a_repeated_option_key(toy, tmp_path, capsys):
+    """-o base=chrf -o base=bleu silently used the last (while --base chrf -o base=bleu was an error)."""
+    _error(capsys, ["reduce", "--metric", "toy", "-o", "mode=max", "-o", "mode=none", str(tmp_path / "x.jsonl")],
+           match="option mode given twice (-o mode=max and -o mode=none)")
