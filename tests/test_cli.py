@@ -338,3 +338,33 @@ def test_reduce_refuses_a_repeated_option_key(toy, tmp_path, capsys):
     """-o base=chrf -o base=bleu silently used the last (while --base chrf -o base=bleu was an error)."""
     _error(capsys, ["reduce", "--metric", "toy", "-o", "mode=max", "-o", "mode=none", str(tmp_path / "x.jsonl")],
            match="option mode given twice (-o mode=max and -o mode=none)")
+
+
+def test_warnings_print_as_one_line_while_the_cli_runs(toy, corpus, capsys, monkeypatch):
+    """Warnings printed in Python's two-line form with the source path and code line; on the
+    command line they are one 'warning: <message>' line, and library callers keep Python's own."""
+    import warnings
+
+    original = toy.score_segments
+
+    def warns(self, inputs):
+        warnings.warn("texts were cut\n  to the limit", UserWarning, stacklevel=1)
+        return original(self, inputs)
+
+    monkeypatch.setattr(toy, "score_segments", warns)
+    before = warnings.showwarning
+    assert cli.main(["score", "toy", "-p", corpus["hyp"], "-r", corpus["ref"], "-q"]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["warning: texts were cut to the limit"], err
+    assert warnings.showwarning is before
+
+
+def test_a_closed_stdout_ends_quietly_with_141(tmp_path):
+    """`nlgmetrics list | head -1` ended with 'error: BrokenPipeError', exit 1; now no message
+    and exit 141 (128 + SIGPIPE), as git does."""
+    code = "import sys; from nlgmetrics.cli import main; sys.exit(main())"
+    proc = subprocess.Popen([sys.executable, "-c", code, "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before anything is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert err == "", err
