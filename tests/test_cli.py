@@ -368,3 +368,22 @@ def test_a_closed_stdout_ends_quietly_with_141(tmp_path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141
     assert err == "", err
+
+
+def test_meta_eval_bootstrap_zero_means_no_intervals_and_negative_is_refused(toy, tmp_path, capsys):
+    """--bootstrap 0 and -5 were taken and printed '95% CI [+nan, +nan]': 0 now gives no
+    intervals (null in --json), a negative number is a usage error before anything is scored."""
+    data = _meta_rows(tmp_path, ["a", "b", "c", "a", "b", "c", "a", "b", "c", "a"])
+    before = toy.setups
+    _error(capsys, ["meta-eval", "toy", data, "--human", "human", "--bootstrap", "-5"],
+           match="--bootstrap must be a number of resamples, or 0 for no confidence intervals; got -5")
+    assert toy.setups == before
+    assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "0", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out and "CI" not in out and out.count("pearson") == 2, out
+    assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "0", "--json", "-q"]) == 0
+    payload = _json(capsys)
+    assert all(v["ci95"] is None for level in ("segment", "system") for v in payload[level].values())
+    assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "30", "--json", "-q"]) == 0
+    lo, hi = _json(capsys)["segment"]["pearson"]["ci95"]
+    assert lo <= hi

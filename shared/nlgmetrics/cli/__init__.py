@@ -90,7 +90,7 @@ def build_parser(metric: Optional[str] = None) -> Parser:
     p.add_argument("--ref-field", default="ref")
     p.add_argument("--src-field", default="src")
     p.add_argument("--system-field", default="system")
-    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% CIs")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% CIs (0: no CIs)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit", type=int, help="score only the first N rows")
     add_metric_options(p, cls)

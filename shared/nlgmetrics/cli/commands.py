@@ -5,7 +5,7 @@ import argparse
 import inspect
 import json
 import math
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import nlgmetrics
 from nlgmetrics import distributed, files
@@ -78,6 +78,8 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise CLIError(f"{err}; meta-eval gives no per-segment inputs: score the file with "
                        "`nlgmetrics score` instead") from None
+    if args.bootstrap < 0:
+        raise CLIError(f"--bootstrap must be a number of resamples, or 0 for no confidence intervals; got {args.bootstrap}")
     if args.limit is not None and args.limit < 1:
         raise CLIError(f"--limit must be a positive number of rows, got {args.limit} (leave it out to score every row)")
     try:
@@ -115,8 +117,7 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
                            "human": args.human, "segment": {}, "system": {}}
     for method, fn in stats.CORRELATIONS.items():
         value = fn(result.scores, human)
-        lo, hi = stats.bootstrap_ci(fn, result.scores, human, n_resamples=args.bootstrap, seed=args.seed)
-        out["segment"][method] = {"value": value, "ci95": [lo, hi]}
+        out["segment"][method] = {"value": value, "ci95": _ci(args, fn, result.scores, human)}
     kept = [i for i, s in enumerate(systems) if s is not None]
     if kept:  # rows without a system (missing or null) are left out of the system level only
         sys_scores = [result.scores[i] for i in kept]
@@ -126,9 +127,7 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
             def sys_corr(m: Any, h: Any, s: Any, _method: str = method) -> float:
                 return stats.system_correlation(m, h, s, _method)
             value = sys_corr(sys_scores, sys_human, sys_names)
-            lo, hi = stats.bootstrap_ci(sys_corr, sys_scores, sys_human, sys_names,
-                                        n_resamples=args.bootstrap, seed=args.seed)
-            out["system"][method] = {"value": value, "ci95": [lo, hi]}
+            out["system"][method] = {"value": value, "ci95": _ci(args, sys_corr, sys_scores, sys_human, sys_names)}
         out["n_systems"] = len({json.dumps(s) for s in sys_names})
         out["n_system_rows"] = len(kept)
     if args.json:
@@ -137,7 +136,8 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
     print(f"{args.metric} vs {args.human} on {len(rows)} segments  ({result.signature})")
     for level in ("segment", "system"):
         for method, v in out[level].items():
-            print(f"  {level:8s} {method:9s} {v['value']:+.4f}  95% CI [{v['ci95'][0]:+.4f}, {v['ci95'][1]:+.4f}]")
+            ci = f"  95% CI [{v['ci95'][0]:+.4f}, {v['ci95'][1]:+.4f}]" if v["ci95"] is not None else ""
+            print(f"  {level:8s} {method:9s} {v['value']:+.4f}{ci}")
     if not args.system_field:
         print("  (no system-level correlation: --system-field is empty)")
     elif not kept:
@@ -146,6 +146,14 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
         print(f"  (system level over {len(kept)} of {len(rows)} rows: {len(rows) - len(kept)} "
               f"have no system in {args.system_field!r} or null)")
     return 0
+
+
+def _ci(args: argparse.Namespace, statistic: Any, *arrays: Any) -> Optional[List[float]]:
+    """The 95% bootstrap interval, or None with ``--bootstrap 0``."""
+    if not args.bootstrap:
+        return None
+    lo, hi = stats.bootstrap_ci(statistic, *arrays, n_resamples=args.bootstrap, seed=args.seed)
+    return [lo, hi]
 
 
 def _systems(rows: List[files.Row], key: str, path: str) -> List[Any]:
