@@ -387,3 +387,12 @@ def test_meta_eval_bootstrap_zero_means_no_intervals_and_negative_is_refused(toy
     assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "30", "--json", "-q"]) == 0
     lo, hi = _json(capsys)["segment"]["pearson"]["ci95"]
     assert lo <= hi
+
+
+def test_meta_eval_empty_ref_field_is_a_usage_error(toy, tmp_path, capsys):
+    """--ref-field "" failed while running ('references are required by this metric', exit 1)."""
+    data = _meta_rows(tmp_path, ["a"] * 10)
+    before = toy.setups
+    _error(capsys, ["meta-eval", "toy", data, "--human", "human", "--ref-field", ""],
+           match="--ref-field is empty, but toy needs references: name the field that holds them")
+    assert toy.setups == before

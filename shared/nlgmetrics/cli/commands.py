@@ -78,6 +78,9 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise CLIError(f"{err}; meta-eval gives no per-segment inputs: score the file with "
                        "`nlgmetrics score` instead") from None
+    if cls.references_mode == "required" and not args.ref_field:
+        raise CLIError(f"--ref-field is empty, but {args.metric} needs references: name the field that holds them "
+                       "(default: ref)")
     if args.bootstrap < 0:
         raise CLIError(f"--bootstrap must be a number of resamples, or 0 for no confidence intervals; got {args.bootstrap}")
     if args.limit is not None and args.limit < 1:
