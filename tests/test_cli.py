@@ -396,3 +396,17 @@ def test_meta_eval_empty_ref_field_is_a_usage_error(toy, tmp_path, capsys):
     _error(capsys, ["meta-eval", "toy", data, "--human", "human", "--ref-field", ""],
            match="--ref-field is empty, but toy needs references: name the field that holds them")
     assert toy.setups == before
+
+
+@pytest.mark.parametrize("bad, message", [("1_0", "not a number ('1_0'"), ("\uff11", "not a number"),
+                                          ("0x1", "not a number"), ("Infinity", "not a finite number"),
+                                          ("1e999", "not a finite number")])
+def test_number_files_take_plain_decimals_only(toy, corpus, tmp_path, capsys, bad, message):
+    """float() read '1_0' as 10.0 and a full-width '1' as 1.0: a per-segment number is now a
+    plain decimal or scientific number (the line is named); nan/inf stay refused as not finite."""
+    offsets = _write(tmp_path, "off.txt", ["0.5", " .25 ", bad] + ["1E-3"] * 7)
+    _error(capsys, ["score", "toy", "-p", corpus["hyp"], "-r", corpus["ref"], "--offsets", offsets],
+           match=f"off.txt, line 3: {message}")
+    good = _write(tmp_path, "good.txt", ["0.5", " .25 ", "-3", "+2", "5.", "1E-3", "1e+2", "0", "-0.0", "7"])
+    assert cli.main(["score", "toy", "-p", corpus["hyp"], "-r", corpus["ref"], "--offsets", good, "-q"]) == 0
+    capsys.readouterr()
