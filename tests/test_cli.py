@@ -149,6 +149,8 @@ def test_options_are_typed_and_equal_to_the_core(toy, corpus, capsys):
     (["-o", "nope=1"], "toy does not take option 'nope'; it takes: scale, lowercase"),
     (["-o", "scale"], "-o expects KEY=VALUE"),
     (["--scale", "2", "-o", "scale=3"], "option scale given twice"),
+    (["-o", "scale=2", "-o", "scale=3"], "option scale given twice (-o scale=2 and -o scale=3); give it once"),
+    (["-o", "batch-size=2", "-o", "batch_size=2"], "option batch_size given twice"),
     (["--shard", "1/3"], "--shard and --records go together"),
     (["--shard", "4/3", "--records", "x.jsonl"], "--shard: shard '4/3'"),
     (["--chunk-size", "-1"], "--chunk-size must be"),
@@ -298,3 +300,113 @@ def test_a_real_process_exits_2_with_one_line(toy, corpus, tmp_path):
                            "-o", "batch_size=abc"], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == ["error: batch_size must be an integer, got 'abc'"]
+
+
+def _meta_rows(tmp_path, systems):
+    rows = [{"hyp": h, "ref": r, "human": float(i % 4), **({} if s is ... else {"system": s})}
+            for i, (h, r, s) in enumerate(zip(HYPS, REFS, systems))]
+    return _write(tmp_path, "meta.jsonl", [json.dumps(row) for row in rows])
+
+
+def test_meta_eval_system_field_is_a_name_and_rows_without_one_are_counted(toy, tmp_path, capsys):
+    """A list-valued system was a TypeError (exit 1) and a null one on some rows printed 'rows
+    have no system field': now a system must be a string or an integer (the line is named,
+    exit 2), and rows without one (missing or null) are left out of the system level only,
+    with their number said."""
+    names = ["a", "b", "c", "a", "b", "c", "a", "b", "c", "a"]
+    for bad, shown in ((["x"], "['x']"), ({"n": 1}, "{'n': 1}"), (1.5, "1.5"), (True, "True")):
+        data = _meta_rows(tmp_path, names[:3] + [bad] + names[4:])
+        _error(capsys, ["meta-eval", "toy", data, "--human", "human", "-q"],
+               match=f"meta.jsonl, line 4: system {shown} in 'system' is not a string or an integer")
+    data = _meta_rows(tmp_path, [None, ...] + names[2:])
+    assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "20", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "rows have no system field" not in out
+    assert "(system level over 8 of 10 rows: 2 have no system in 'system' or null)" in out
+    assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "20", "--json", "-q"]) == 0
+    payload = _json(capsys)
+    assert payload["n"] == 10 and payload["n_system_rows"] == 8 and payload["n_systems"] == 3
+    full = _meta_rows(tmp_path, [1, 2] + names[2:])  # integers are names too
+    assert cli.main(["meta-eval", "toy", full, "--human", "human", "--bootstrap", "20", "--json", "-q"]) == 0
+    assert _json(capsys)["n_system_rows"] == 10
+    data = _meta_rows(tmp_path, [None] * 10)
+    assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "20", "-q"]) == 0
+    assert "(no system-level correlation: no row has a system in 'system')" in capsys.readouterr().out
+
+
+def test_reduce_refuses_a_repeated_option_key(toy, tmp_path, capsys):
+    """-o base=chrf -o base=bleu silently used the last (while --base chrf -o base=bleu was an error)."""
+    _error(capsys, ["reduce", "--metric", "toy", "-o", "mode=max", "-o", "mode=none", str(tmp_path / "x.jsonl")],
+           match="option mode given twice (-o mode=max and -o mode=none)")
+
+
+def test_warnings_print_as_one_line_while_the_cli_runs(toy, corpus, capsys, monkeypatch):
+    """Warnings printed in Python's two-line form with the source path and code line; on the
+    command line they are one 'warning: <message>' line, and library callers keep Python's own."""
+    import warnings
+
+    original = toy.score_segments
+
+    def warns(self, inputs):
+        warnings.warn("texts were cut\n  to the limit", UserWarning, stacklevel=1)
+        return original(self, inputs)
+
+    monkeypatch.setattr(toy, "score_segments", warns)
+    before = warnings.showwarning
+    assert cli.main(["score", "toy", "-p", corpus["hyp"], "-r", corpus["ref"], "-q"]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["warning: texts were cut to the limit"], err
+    assert warnings.showwarning is before
+
+
+def test_a_closed_stdout_ends_quietly_with_141(tmp_path):
+    """`nlgmetrics list | head -1` ended with 'error: BrokenPipeError', exit 1; now no message
+    and exit 141 (128 + SIGPIPE), as git does."""
+    code = "import sys; from nlgmetrics.cli import main; sys.exit(main())"
+    proc = subprocess.Popen([sys.executable, "-c", code, "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before anything is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert err == "", err
+
+
+def test_meta_eval_bootstrap_zero_means_no_intervals_and_negative_is_refused(toy, tmp_path, capsys):
+    """--bootstrap 0 and -5 were taken and printed '95% CI [+nan, +nan]': 0 now gives no
+    intervals (null in --json), a negative number is a usage error before anything is scored."""
+    data = _meta_rows(tmp_path, ["a", "b", "c", "a", "b", "c", "a", "b", "c", "a"])
+    before = toy.setups
+    _error(capsys, ["meta-eval", "toy", data, "--human", "human", "--bootstrap", "-5"],
+           match="--bootstrap must be a number of resamples, or 0 for no confidence intervals; got -5")
+    assert toy.setups == before
+    assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "0", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out and "CI" not in out and out.count("pearson") == 2, out
+    assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "0", "--json", "-q"]) == 0
+    payload = _json(capsys)
+    assert all(v["ci95"] is None for level in ("segment", "system") for v in payload[level].values())
+    assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "30", "--json", "-q"]) == 0
+    lo, hi = _json(capsys)["segment"]["pearson"]["ci95"]
+    assert lo <= hi
+
+
+def test_meta_eval_empty_ref_field_is_a_usage_error(toy, tmp_path, capsys):
+    """--ref-field "" failed while running ('references are required by this metric', exit 1)."""
+    data = _meta_rows(tmp_path, ["a"] * 10)
+    before = toy.setups
+    _error(capsys, ["meta-eval", "toy", data, "--human", "human", "--ref-field", ""],
+           match="--ref-field is empty, but toy needs references: name the field that holds them")
+    assert toy.setups == before
+
+
+@pytest.mark.parametrize("bad, message", [("1_0", "not a number ('1_0'"), ("\uff11", "not a number"),
+                                          ("0x1", "not a number"), ("Infinity", "not a finite number"),
+                                          ("1e999", "not a finite number")])
+def test_number_files_take_plain_decimals_only(toy, corpus, tmp_path, capsys, bad, message):
+    """float() read '1_0' as 10.0 and a full-width '1' as 1.0: a per-segment number is now a
+    plain decimal or scientific number (the line is named); nan/inf stay refused as not finite."""
+    offsets = _write(tmp_path, "off.txt", ["0.5", " .25 ", bad] + ["1E-3"] * 7)
+    _error(capsys, ["score", "toy", "-p", corpus["hyp"], "-r", corpus["ref"], "--offsets", offsets],
+           match=f"off.txt, line 3: {message}")
+    good = _write(tmp_path, "good.txt", ["0.5", " .25 ", "-3", "+2", "5.", "1E-3", "1e+2", "0", "-0.0", "7"])
+    assert cli.main(["score", "toy", "-p", corpus["hyp"], "-r", corpus["ref"], "--offsets", good, "-q"]) == 0
+    capsys.readouterr()

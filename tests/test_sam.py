@@ -12,7 +12,7 @@ import nlgmetrics
 from nlgmetrics.core.lexical import sentence_bleu, sentence_chrf, sentence_meteor
 from nlgmetrics.core.linguistic import get_analyzer
 from nlgmetrics.sam import SAM, adjust, match_items, sentiment_adjustment, weighted_polarity
-from nlgmetrics.sentiment import load_lexicon, text_items
+from nlgmetrics.sentiment import Lexicon, load_lexicon, text_items
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,6 +21,8 @@ EX3_REF = "If he had blown himself up in your country, God would not forgive"
 EX4_HYP = "What is this amount of anger, I don't understand!"
 EX4_REF = "What is this amount of happiness, I don't understand!"
 #: the SentiWords 1.1 values the paper's Table 1 shows
+#: no entries (load_lexicon refuses an empty mapping; a Lexicon is taken as it is)
+NO_LEXICON = Lexicon("none", {})
 TABLE1_LEXICON = {"him#a": 0.0, "not#r": -1.0, "anger#n": -0.669, "happiness#n": 0.856}
 
 
@@ -146,9 +148,9 @@ def test_meteor_matching_uses_stems_and_wordnet_synonyms():
     assert lemma.details[0]["p"] == pytest.approx(0.1)
     meteor = given(lexicon=lex, matching="meteor").score([hyp], [ref], base_scores=[1.0])
     assert meteor.details[0]["p"] == 0.0 and meteor.details[0]["mismatches"]["hypothesis"] == []
-    hyp_items, ref_items = items_of("he forgives us", {}), items_of("he forgave us", {})
+    hyp_items, ref_items = items_of("he forgives us", NO_LEXICON), items_of("he forgave us", NO_LEXICON)
     assert match_items(hyp_items, ref_items, "lemma") == ([], [])  # same lemma forgive#v
-    left_h, left_r = match_items(items_of("quickly", {}), items_of("quick", {}), "meteor")
+    left_h, left_r = match_items(items_of("quickly", NO_LEXICON), items_of("quick", NO_LEXICON), "meteor")
     assert (left_h, left_r) == ([], [])  # Porter stem stage
     with pytest.raises(ValueError, match="matching"):
         SAM(base="given", matching="fuzzy")

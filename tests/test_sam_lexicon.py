@@ -95,3 +95,59 @@ def test_build_script_reproduces_the_shipped_file(shared_data, tmp_path):
     out = tmp_path / "prior.tsv.gz"
     sam_lexicon.main(["--source", str(source), "--output", str(out)])
     assert out.read_bytes() == data_path("sentiwordnet_prior.tsv.gz").read_bytes()
+
+
+def _bad_lexicons(tmp_path):
+    """(lexicon, what the one-line error must say) for every way a lexicon can be unreadable."""
+    latin = tmp_path / "latin1.tsv"
+    latin.write_bytes("good#a\t0.5\ncaf\u00e9#n\t0.2\n".encode("latin-1"))
+    whole = gzip.compress(b"good#a\t0.5\nbad#a\t-0.5\n" * 50)
+    truncated = tmp_path / "cut.tsv.gz"
+    truncated.write_bytes(whole[: len(whole) // 2])
+    bad_line = tmp_path / "bad.tsv"
+    bad_line.write_text("good#a\t0.5\nbad#a\tminus\n")
+    return [(str(latin), f"lexicon {latin}, line 2: not valid UTF-8"),
+            (str(truncated), f"lexicon {truncated}: not a valid gzip file or truncated"),
+            (str(bad_line), f"lexicon {bad_line}, line 2: cannot read"),
+            (str(tmp_path / "missing.tsv"), "missing.tsv is neither one of"),
+            ({"good#a": "x"}, "lexicon: the value of 'good#a' is 'x'; lexicon scores are numbers"),
+            ({"good#a": "0.5"}, "lexicon: the value of 'good#a' is '0.5'"),
+            ({"good#a": True}, "lexicon: the value of 'good#a' is True"),
+            ({"good#a": None}, "lexicon: the value of 'good#a' is None"),
+            ({}, "lexicon: the mapping has no entries"),
+            ({"good#q": 0.5}, "lexicon key 'good#q': part of speech 'q'"),
+            ({"good#a": 2}, "polarity of 'good#a' is 2.0")]
+
+
+def test_every_lexicon_read_error_is_one_value_error_naming_the_file_or_key(tmp_path):
+    """A Latin-1 file was a bare UnicodeDecodeError, a truncated .gz a bare EOFError, {"good#a":
+    "x"} 'could not convert string to float' without the key; {} and {"good#a": true} were
+    taken silently. Each is now a LexiconError (a ValueError) naming the file and line or the key."""
+    from nlgmetrics.sentiment import LexiconError
+
+    for spec, message in _bad_lexicons(tmp_path):
+        with pytest.raises(LexiconError) as info:
+            load_lexicon(spec)
+        assert message in str(info.value), (spec, str(info.value))
+        assert "\n" not in str(info.value)
+    with pytest.raises(FileNotFoundError):  # as before, for library callers
+        load_lexicon(str(tmp_path / "missing.tsv"))
+
+
+def test_cli_lexicon_errors_exit_2_with_one_line(tmp_path, capsys):
+    """The README promises exit 2 and one error: line for a bad option; a lexicon that could
+    not be read exited 1 (and a truncated .gz printed a bare EOFError)."""
+    import json
+
+    from nlgmetrics import cli
+
+    hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
+    hyp.write_text("a good day\n")
+    ref.write_text("a nice day\n")
+    for spec, message in _bad_lexicons(tmp_path):
+        value = spec if isinstance(spec, str) else json.dumps(spec)
+        with pytest.raises(SystemExit) as info:
+            cli.main(["score", "sam", "--base", "chrf", "-p", str(hyp), "-r", str(ref), "-q", "--lexicon", value])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert info.value.code == 2, (spec, err)
+        assert len(err) == 1 and err[0].startswith("error: ") and message in err[0], (spec, err)

@@ -34,6 +34,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from .core.cache import LRUCache
 from .core.linguistic import CACHE_BYTES, CACHE_ENTRIES, Parsed, Token, parsed_size, parser_inputs, wordnet_pos
 from .core.resources import data_path, wordnet
+from .files import InputFileError, open_binary
 
 DEFAULT_FILE = "sentiwordnet_prior.tsv.gz"
 #: named lexicons shipped in ``nlgmetrics/data``: name -> (file, signature prefix, aliases)
@@ -50,6 +51,15 @@ SKIPPED_UPOS = {"PUNCT", "SPACE"}
 MAX_MULTIWORD = 4
 
 LexiconSpec = Union[str, Path, Mapping[str, float], "Lexicon"]
+
+
+class LexiconError(InputFileError):
+    """A lexicon that cannot be read or holds a bad entry; the message names the file and line,
+    or the mapping's key (a ``ValueError``; the command line exits 2 on it)."""
+
+
+class LexiconNotFoundError(LexiconError, FileNotFoundError):
+    """A lexicon that is neither a shipped name nor a readable file."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +92,7 @@ def normalise_key(lemma: str, pos: str) -> str:
 
 def _checked(key: str, value: float, where: str) -> float:
     if not math.isfinite(value) or not -1.0 <= value <= 1.0:
-        raise ValueError(f"{where}: polarity of {key!r} is {value}; lexicon scores must lie in [-1, 1]")
+        raise LexiconError(f"{where}: polarity of {key!r} is {value}; lexicon scores must lie in [-1, 1]")
     return float(value)
 
 
@@ -133,15 +143,41 @@ def _digest(text: str) -> str:
 @functools.lru_cache(maxsize=8)
 def _read_file(path: str) -> Lexicon:
     file = Path(path)
-    opener = gzip.open if file.suffix == ".gz" else open
-    with opener(file, "rt", encoding="utf-8-sig") as fh:
-        raw = fh.read()
-    polarity = parse_sentiwords(raw.splitlines(), where=str(file))
+    try:
+        with open_binary(file, f"lexicon {file}") as fh:
+            data = fh.read()
+    except InputFileError as err:  # missing, a directory, unreadable, a damaged or truncated gzip stream
+        raise LexiconError(str(err)) from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        raw = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line, column = data.count(b"\n", 0, err.start) + 1, err.start - data.rfind(b"\n", 0, err.start)
+        raise LexiconError(f"lexicon {file}, line {line}: not valid UTF-8 (byte {column} of the line is "
+                           f"{data[err.start:err.start + 1]!r}); save the file as UTF-8") from None
+    try:
+        polarity = parse_sentiwords(raw.splitlines(), where=f"lexicon {file}")
+    except ValueError as err:
+        raise LexiconError(str(err)) from None
     return Lexicon(f"{file.name}@{_digest(raw)}", polarity)
 
 
+def _mapping_value(raw_key: Any, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise LexiconError(f"lexicon: the value of {raw_key!r} is {value!r:.60}; lexicon scores are numbers in [-1, 1]")
+    try:
+        return float(value)
+    except OverflowError:  # an integer beyond the float range
+        return math.inf
+
+
 def load_lexicon(spec: LexiconSpec = DEFAULT_LEXICON) -> Lexicon:
-    """A :class:`Lexicon` from ``"sentiwordnet"``, a SentiWords file path, or a mapping."""
+    """A :class:`Lexicon` from ``"sentiwordnet"``, a SentiWords file path, or a mapping.
+
+    Errors are :class:`LexiconError` (a ``ValueError``) naming the file and line or the
+    mapping's key; a name that is neither shipped nor a file is :class:`LexiconNotFoundError`
+    (also a ``FileNotFoundError``)."""
     if isinstance(spec, Lexicon):
         return spec
     if isinstance(spec, Mapping):
@@ -149,9 +185,16 @@ def load_lexicon(spec: LexiconSpec = DEFAULT_LEXICON) -> Lexicon:
         for raw_key, value in spec.items():
             lemma, sep, pos = str(raw_key).rpartition("#")
             if not sep or not lemma:
-                raise ValueError(f"lexicon key {raw_key!r} is not of the form lemma#pos")
-            key = normalise_key(lemma, pos)
-            polarity[key] = _checked(key, float(value), "lexicon")
+                raise LexiconError(f"lexicon key {raw_key!r} is not of the form lemma#pos")
+            try:
+                key = normalise_key(lemma, pos)
+                polarity[key] = _checked(key, _mapping_value(raw_key, value), "lexicon")
+            except LexiconError:
+                raise
+            except ValueError as err:  # a part of speech outside a/n/r/v
+                raise LexiconError(f"lexicon key {raw_key!r}: {err}") from None
+        if not polarity:
+            raise LexiconError("lexicon: the mapping has no entries")
         listing = ";".join(f"{k}={v!r}" for k, v in sorted(polarity.items()))
         return Lexicon(f"custom{len(polarity)}@{_digest(listing)}", polarity)
     name = DEFAULT_LEXICON if str(spec) == "default" else str(spec)
@@ -161,7 +204,7 @@ def load_lexicon(spec: LexiconSpec = DEFAULT_LEXICON) -> Lexicon:
             return Lexicon(f"{prefix}@" + lexicon.name.split("@")[1], lexicon.polarity)
     path = Path(str(spec)).expanduser()
     if not path.is_file():
-        raise FileNotFoundError(f"lexicon {spec!s} is neither one of {', '.join(LEXICONS)} nor a readable "
+        raise LexiconNotFoundError(f"lexicon {spec!s} is neither one of {', '.join(LEXICONS)} nor a readable "
                                 "file (a SentiWords 1.1 file: lemma#pos<TAB>score)")
     return _read_file(str(path.resolve()))
 

@@ -12,13 +12,16 @@
 A metric's options come from its configuration (``nlgmetrics.scorer_class(name).Config``):
 ``--name VALUE`` or ``-o name=VALUE``, parsed by the field's type and checked before any
 model loads. Every error is one ``error:`` line; usage and input errors exit with 2, a failure
-while running with 1.
+while running with 1. Python warnings print as one ``warning: <message>`` line on stderr while
+the command runs (library callers keep Python's own format); a closed standard output (``|
+head``) ends the command quietly with exit 141, as ``git`` does.
 """
 from __future__ import annotations
 
 import os
 import sys
-from typing import List, Optional, Sequence
+import warnings
+from typing import Any, List, Optional, Sequence, TextIO
 
 import nlgmetrics
 from nlgmetrics.cli.commands import cmd_demo, cmd_list, cmd_meta_eval, cmd_reduce
@@ -87,7 +90,7 @@ def build_parser(metric: Optional[str] = None) -> Parser:
     p.add_argument("--ref-field", default="ref")
     p.add_argument("--src-field", default="src")
     p.add_argument("--system-field", default="system")
-    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% CIs")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% CIs (0: no CIs)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit", type=int, help="score only the first N rows")
     add_metric_options(p, cls)
@@ -116,13 +119,50 @@ def _delegate(module: str, argv: List[str]) -> int:
     return int(importlib.import_module(module).main(argv) or 0)
 
 
+#: the exit code of a command whose standard output was closed (128 + SIGPIPE, as git's)
+BROKEN_PIPE_EXIT = 141
+
+
+def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Optional[TextIO] = None,
+                  line: Optional[str] = None) -> None:
+    """``warning: <message>`` on one line (no source path or code line), for the command line."""
+    try:
+        print("warning: " + (" ".join(str(message).split()) or category.__name__), file=file or sys.stderr)
+    except (OSError, ValueError):  # stderr closed: the warning is lost, as Python's own would be
+        pass
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: point the standard output at the null device so that the flush at
+    exit does not fail again (Python's own advice for SIGPIPE)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (e.g. captured by tests)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; errors raise :class:`CLIError` (a ``SystemExit``) after printing
-    one ``error:`` line."""
+    one ``error:`` line. Warnings print as one ``warning:`` line while it runs; a closed
+    standard output ends it quietly with exit code 141."""
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _main(argv)
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
     args_list: List[str] = list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser(_metric_in(args_list)).parse_args(args_list)
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's flush at exit
+        return code
+    except BrokenPipeError:
+        _quiet_stdout()
+        raise CLIError("standard output closed", code=BROKEN_PIPE_EXIT) from None
     except CLIError as err:
         print_error(err)
         raise

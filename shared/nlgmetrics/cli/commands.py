@@ -5,7 +5,7 @@ import argparse
 import inspect
 import json
 import math
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import nlgmetrics
 from nlgmetrics import distributed, files
@@ -78,6 +78,11 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise CLIError(f"{err}; meta-eval gives no per-segment inputs: score the file with "
                        "`nlgmetrics score` instead") from None
+    if cls.references_mode == "required" and not args.ref_field:
+        raise CLIError(f"--ref-field is empty, but {args.metric} needs references: name the field that holds them "
+                       "(default: ref)")
+    if args.bootstrap < 0:
+        raise CLIError(f"--bootstrap must be a number of resamples, or 0 for no confidence intervals; got {args.bootstrap}")
     if args.limit is not None and args.limit < 1:
         raise CLIError(f"--limit must be a positive number of rows, got {args.limit} (leave it out to score every row)")
     try:
@@ -103,6 +108,7 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
             cls.sources_mode == "optional" and all(r[1].get(args.src_field) is not None for r in rows)))
         srcs = [files.text_field(r, args.src_field, path) for r in rows] if use_sources else None
         human = [_human(r, args.human, path) for r in rows]
+        systems = _systems(rows, args.system_field, path) if args.system_field else [None] * len(rows)
     except files.InputFileError as err:
         raise CLIError(str(err)) from None
     scorer = load_scorer(args.metric, config, quiet=args.quiet)
@@ -114,28 +120,55 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
                            "human": args.human, "segment": {}, "system": {}}
     for method, fn in stats.CORRELATIONS.items():
         value = fn(result.scores, human)
-        lo, hi = stats.bootstrap_ci(fn, result.scores, human, n_resamples=args.bootstrap, seed=args.seed)
-        out["segment"][method] = {"value": value, "ci95": [lo, hi]}
-    if args.system_field and all(r[1].get(args.system_field) is not None for r in rows):
-        systems = [r[1][args.system_field] for r in rows]
+        out["segment"][method] = {"value": value, "ci95": _ci(args, fn, result.scores, human)}
+    kept = [i for i, s in enumerate(systems) if s is not None]
+    if kept:  # rows without a system (missing or null) are left out of the system level only
+        sys_scores = [result.scores[i] for i in kept]
+        sys_human = [human[i] for i in kept]
+        sys_names = [systems[i] for i in kept]
         for method in stats.CORRELATIONS:
             def sys_corr(m: Any, h: Any, s: Any, _method: str = method) -> float:
                 return stats.system_correlation(m, h, s, _method)
-            value = sys_corr(result.scores, human, systems)
-            lo, hi = stats.bootstrap_ci(sys_corr, result.scores, human, systems,
-                                        n_resamples=args.bootstrap, seed=args.seed)
-            out["system"][method] = {"value": value, "ci95": [lo, hi]}
-        out["n_systems"] = len({json.dumps(s, sort_keys=True) for s in systems})
+            value = sys_corr(sys_scores, sys_human, sys_names)
+            out["system"][method] = {"value": value, "ci95": _ci(args, sys_corr, sys_scores, sys_human, sys_names)}
+        out["n_systems"] = len({json.dumps(s) for s in sys_names})
+        out["n_system_rows"] = len(kept)
     if args.json:
         print(dumps(out))
         return 0
     print(f"{args.metric} vs {args.human} on {len(rows)} segments  ({result.signature})")
     for level in ("segment", "system"):
         for method, v in out[level].items():
-            print(f"  {level:8s} {method:9s} {v['value']:+.4f}  95% CI [{v['ci95'][0]:+.4f}, {v['ci95'][1]:+.4f}]")
-    if not out["system"]:
-        print("  (no system-level correlation: rows have no system field)")
+            ci = f"  95% CI [{v['ci95'][0]:+.4f}, {v['ci95'][1]:+.4f}]" if v["ci95"] is not None else ""
+            print(f"  {level:8s} {method:9s} {v['value']:+.4f}{ci}")
+    if not args.system_field:
+        print("  (no system-level correlation: --system-field is empty)")
+    elif not kept:
+        print(f"  (no system-level correlation: no row has a system in {args.system_field!r})")
+    elif len(kept) < len(rows):
+        print(f"  (system level over {len(kept)} of {len(rows)} rows: {len(rows) - len(kept)} "
+              f"have no system in {args.system_field!r} or null)")
     return 0
+
+
+def _ci(args: argparse.Namespace, statistic: Any, *arrays: Any) -> Optional[List[float]]:
+    """The 95% bootstrap interval, or None with ``--bootstrap 0``."""
+    if not args.bootstrap:
+        return None
+    lo, hi = stats.bootstrap_ci(statistic, *arrays, n_resamples=args.bootstrap, seed=args.seed)
+    return [lo, hi]
+
+
+def _systems(rows: List[files.Row], key: str, path: str) -> List[Any]:
+    """Each row's system name (a string or an integer), or None where the row has none or null."""
+    out = []
+    for row in rows:
+        value = files.field(row, key, path, default=None)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
+            raise CLIError(f"{path}, line {row[0]}: system {value!r:.60} in {key!r} is not a string or "
+                           "an integer")
+        out.append(value)
+    return out
 
 
 def _empty_list(row: files.Row, key: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from typing import IO, Any, List, Optional, Sequence
 
@@ -140,11 +141,15 @@ def check_device(config: MetricConfig) -> None:
 
 def load_scorer(name: str, config: MetricConfig, quiet: bool) -> Any:
     """``nlgmetrics.load`` for an already checked configuration; a model that cannot be had
-    is one error line (exit 1)."""
+    is one error line (exit 1); an input file an option names that cannot be read (e.g. SAM's
+    ``lexicon``: an ``InputFileError``) is a usage error (exit 2)."""
     from nlgmetrics.core.models import ModelUnavailableError
+    from nlgmetrics.files import InputFileError
 
     try:
         return nlgmetrics.load(name, quiet=quiet, **config.changed())
+    except InputFileError as err:
+        raise CLIError(str(err)) from None
     except (ValueError, FileNotFoundError, OSError, ModelUnavailableError) as err:
         raise CLIError(str(err), code=1) from None
 
@@ -177,13 +182,22 @@ def _write_items(out: IO[str], items: Sequence[Any]) -> None:
         out.write((", " if i else "") + dumps(item))
 
 
+#: a plain decimal or scientific number (``0.5``, ``-3``, ``.5``, ``1e-3``); Python's float()
+#: also takes ``1_0``, non-ASCII digits and ``infinity``, which a number file should not hold
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NON_FINITE = {"nan", "inf", "infinity"}
+
+
 def as_number(text: str, where: str) -> float:
-    """A finite number from a line of a per-segment input file."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise CLIError(f"{where}: not a number") from None
-    if not math.isfinite(value):
+    """A finite number from a line of a per-segment input file: a plain decimal or scientific
+    number, blanks around it allowed; ``nan``/``inf`` are refused as not finite."""
+    plain = text.strip(" \t\r")
+    if plain.lstrip("+-").lower() in _NON_FINITE:
+        raise CLIError(f"{where}: not a finite number")
+    if not _PLAIN_NUMBER.fullmatch(plain):
+        raise CLIError(f"{where}: not a number ({text[:40]!r}; write a plain decimal such as 0.5 or 1e-3)")
+    value = float(plain)
+    if not math.isfinite(value):  # 1e999
         raise CLIError(f"{where}: not a finite number")
     return value
 

@@ -427,13 +427,17 @@ def options_from_args(args: Any, config: "Type[MetricConfig]") -> Dict[str, Any]
 
 
 def parse_key_values(items: Sequence[str], config: "Type[MetricConfig]") -> Dict[str, Any]:
-    """``-o key=value`` items parsed by the fields' types."""
+    """``-o key=value`` items parsed by the fields' types; a key given twice is refused (the
+    last one silently won)."""
     raw: Dict[str, str] = {}
     for item in items:
         if "=" not in item:
             raise ValueError(f"-o expects key=value, got {item!r}")
         key, value = item.split("=", 1)
-        raw[key.strip().replace("-", "_")] = value
+        name = key.strip().replace("-", "_")
+        if name in raw:
+            raise ValueError(f"option {name} given twice (-o {name}={raw[name]} and -o {name}={value}); give it once")
+        raw[name] = value
     return config.parse_options(raw)
 
 
