@@ -194,3 +194,45 @@ def test_logits_are_decoded_greedily(minilm_tok):
     logits = np.full(ids.shape + (len(minilm_tok),), -5.0, dtype=np.float32)
     np.put_along_axis(logits, ids[..., None], 5.0, axis=-1)
     assert hook(minilm_tok)((logits, ids))["chrf-src"] == pytest.approx(100.0)
+
+
+@pytest.fixture(scope="module")
+def word_tok():
+    """A word-level tokenizer without a pad token in which id 0 ('the') is a real word."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {"the": 0, "a": 1, "cat": 2, "sat": 3, "</s>": 4}
+    raw = Tokenizer(models.WordLevel(vocab, unk_token="the"))
+    raw.pre_tokenizer = pre_tokenizers.Whitespace()
+    return PreTrainedTokenizerFast(tokenizer_object=raw, eos_token="</s>")
+
+
+def one_hot_logits(ids, vocab=5, pad_to=None):
+    """Logits whose argmax is ``ids``, padded with -100 rows to ``pad_to`` positions as the
+    Trainer pads concatenated batches."""
+    rows = []
+    for row in ids:
+        logits = np.full((pad_to or len(row), vocab), -100.0, dtype=np.float32)
+        for j, t in enumerate(row):
+            logits[j] = -5.0
+            logits[j, t] = 5.0
+        rows.append(logits)
+    return np.stack(rows)
+
+
+def test_logits_padding_rows_and_positions_after_eos_are_not_decoded(word_tok):
+    """The Trainer pads logits with -100; such a row argmaxed to id 0 ('the'): 'a cat sat the the'
+    (chrF 72 instead of 100)."""
+    logits = one_hot_logits([[1, 2, 3, 4], [0, 2, 4, 4]], pad_to=6)
+    labels = np.array([[1, 2, 3, 4, -100, -100], [0, 2, 4, -100, -100, -100]])
+    assert _decode(word_tok, logits) == ["a cat sat", "the cat"]
+    assert hook(word_tok)((logits, labels))["chrf-src"] == pytest.approx(100.0)
+    # predictions past the label's end (aligned labels, teacher forcing) are dropped
+    past = one_hot_logits([[1, 2, 3, 2, 2, 2], [0, 2, 2, 1, 1, 1]])
+    labels2 = np.array([[1, 2, 3, -100, -100, -100], [0, 2, -100, -100, -100, -100]])
+    assert hook(word_tok)((past, labels2))["chrf-src"] == pytest.approx(100.0)
+    # labels of another length: the cut at the first end-of-sequence token still applies
+    after_eos = one_hot_logits([[1, 2, 3, 4, 2, 1], [0, 2, 4, 3, 3, 3]])
+    short = np.array([[1, 2, 3, 4], [0, 2, 4, -100]])
+    assert hook(word_tok)((after_eos, short))["chrf-src"] == pytest.approx(100.0)

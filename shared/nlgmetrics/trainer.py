@@ -2,7 +2,11 @@
 
 What the hook accepts, and the error for anything else (before any tokenizer sees it):
 token ids as a 2-D integer array (batch, length), or 3-D logits (batch, length, vocab) whose
-argmax is taken; a tuple's first element. Negative ids (``-100`` label padding, fill values)
+argmax is taken; a tuple's first element. From logits, positions that are no predictions are
+dropped before decoding: rows the Trainer filled with ``-100`` when it padded the batches to one
+length (any constant row), positions whose label is negative when the labels have the logits'
+(batch, length) shape (teacher forcing), and everything from the first predicted end-of-sequence
+token on. Negative ids (``-100`` label padding, fill values)
 are dropped before decoding (not replaced by the pad id: a tokenizer without one would have
 read them as id 0, a real token in many vocabularies). An empty evaluation set, 1-D ids, float (or other non-integer) ids, ragged
 rows and ids outside the tokenizer's vocabulary are refused with a ``ValueError``.
@@ -48,7 +52,8 @@ def _token_ids(ids: Any, field: str, tokenizer: Any, extra_ids: Sequence[int] = 
     if arr.ndim == 3:  # logits: greedy ids
         if not np.issubdtype(arr.dtype, np.floating):
             raise ValueError(f"{field} has 3 dimensions but is not float logits (dtype {arr.dtype})")
-        arr = arr.argmax(-1)
+        padding = arr.max(-1) == arr.min(-1)  # the Trainer's -100 fill between batches: no prediction
+        arr = np.where(padding, -1, arr.argmax(-1))
     if arr.ndim != 2:
         raise ValueError(f"{field} must be token ids of shape (batch, length) or logits of shape "
                          f"(batch, length, vocab); got shape {arr.shape}")
@@ -64,11 +69,35 @@ def _token_ids(ids: Any, field: str, tokenizer: Any, extra_ids: Sequence[int] = 
     return arr
 
 
-def _decode(tokenizer: Any, ids: Any, field: str = "predictions") -> list[str]:
+def _is_logits(ids: Any) -> bool:
+    if isinstance(ids, tuple) and ids:
+        ids = ids[0]
+    if hasattr(ids, "ndim"):
+        return ids.ndim == 3
+    try:
+        return ids is not None and np.ndim(ids) == 3
+    except ValueError:  # ragged rows: _token_ids says so
+        return False
+
+
+def _decode(tokenizer: Any, ids: Any, field: str = "predictions", labels: np.ndarray | None = None) -> list[str]:
+    """Decoded texts of ``ids`` (see the module docstring); ``labels``, the checked label ids,
+    mask the positions of 3-D logits that have the same (batch, length) shape."""
     # multilingual tokenizers (M2M-100, NLLB, mBART) may not mark language codes as special
     # (and may number them beyond len(tokenizer))
     lang_ids = set(getattr(tokenizer, "lang_code_to_id", {}).values())
+    logits = _is_logits(ids)
     arr = _token_ids(ids, field, tokenizer, sorted(lang_ids))
+    if logits:
+        if labels is not None and labels.shape == arr.shape:
+            arr = np.where(labels < 0, -1, arr)  # no label there: padding, not a prediction
+        eos = getattr(tokenizer, "eos_token_id", None)
+        if isinstance(eos, int):
+            arr = arr.copy()
+            for row in arr:
+                hits = np.flatnonzero(row == eos)
+                if hits.size:
+                    row[hits[0] + 1:] = -1  # greedy decoding stops at the end of sequence
     # negative ids (-100 label padding, fill values) are no tokens: dropped
     rows = [[t for t in row if t >= 0 and t not in lang_ids] for row in arr.tolist()]
     return [t.strip() for t in tokenizer.batch_decode(rows, skip_special_tokens=True)]
@@ -102,7 +131,12 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = 
 
     def compute_metrics(eval_pred: Any) -> dict[str, float]:
         predictions, labels = eval_pred[0], eval_pred[1]
-        hyps, refs = _decode(tokenizer, predictions, "predictions"), _decode(tokenizer, labels, "labels")
+        label_ids = None
+        if _is_logits(predictions):  # the labels mask the logits' padding positions
+            lang_ids = sorted(set(getattr(tokenizer, "lang_code_to_id", {}).values()))
+            label_ids = _token_ids(labels, "labels", tokenizer, lang_ids)
+        hyps = _decode(tokenizer, predictions, "predictions", label_ids)
+        refs = _decode(tokenizer, labels, "labels")
         if len(hyps) != len(refs):
             raise ValueError(f"the evaluation produced {len(hyps)} predictions but {len(refs)} labels")
         srcs = None
