@@ -11,6 +11,7 @@ script's namespace as the metric, which must be the wrapper's own class.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import shutil
 from collections.abc import Mapping, Sequence
@@ -80,7 +81,8 @@ def kwargs_description(name: str, *, inputs: str, returns: str, examples: str,
     for extra, doc in cls.extra_inputs.items():
         lines.append(f"    {extra} (list of float, optional): {doc}")
     lines.append(f"    return_details (bool, default False): {RETURN_DETAILS_DOC}.")
-    lines.append("Options (keyword arguments of compute; a configuration name presets some):")
+    lines.append("Options (keyword arguments of compute, or of evaluate.load(path, config_name, **options) "
+                 "on top of the configuration's preset; a configuration name presets some):")
     lines.append(kwargs_doc(cls.Config))
     lines.append("Configurations (evaluate.load(path, config_name)):")
     for cname, preset in configs.items():
@@ -110,11 +112,19 @@ def check_batch(name: str, multi_reference: bool, **columns: Any) -> dict[str, A
     return out
 
 
+#: the keyword arguments evaluate's own ``EvaluationModule.__init__`` takes (cache_dir, ...)
+_EVALUATE_INIT = frozenset(inspect.signature(evaluate.EvaluationModule.__init__).parameters) - {"self", "kwargs"}
+
+
 class Metric(evaluate.Metric):
     """Base of the wrappers. A wrapper sets ``metric_name``, ``CONFIGS`` (name -> preset
     options, ``default`` first), ``DESCRIPTION``, ``CITATION``, ``KWARGS_DESCRIPTION`` and
     ``REFERENCE_URLS``; it overrides :meth:`_features` when a configuration changes the
-    columns."""
+    columns.
+
+    Options given to ``evaluate.load(path, config_name, **options)`` apply on top of the
+    configuration's preset (evaluate itself would drop them) and are checked there; per-segment
+    inputs (``extra_inputs``) are refused at load, they belong to ``compute``/``add_batch``."""
 
     metric_name: ClassVar[str] = ""
     CONFIGS: ClassVar[Mapping[str, Mapping[str, Any]]] = {"default": {}}
@@ -123,8 +133,25 @@ class Metric(evaluate.Metric):
     KWARGS_DESCRIPTION: ClassVar[str] = ""
     REFERENCE_URLS: ClassVar[Sequence[str]] = ()
 
+    def __init__(self, config_name: str | None = None, **kwargs: Any) -> None:
+        own = {k: v for k, v in kwargs.items() if k in _EVALUATE_INIT}
+        options = {k: v for k, v in kwargs.items() if k not in _EVALUATE_INIT}
+        self.load_quiet = options.pop("quiet", None)
+        options, extras = split_extras(nlgmetrics.scorer_class(self.metric_name), options)
+        if extras:
+            raise ValueError(f"{', '.join(sorted(extras))} {'is a' if len(extras) == 1 else 'are'} per-segment "
+                             f"input{'s' if len(extras) > 1 else ''}: pass {'it' if len(extras) == 1 else 'them'} "
+                             "to compute(...) or add_batch(...), not to evaluate.load")
+        self.load_options = options
+        super().__init__(config_name, **own)
+
     def _info(self) -> evaluate.MetricInfo:
-        self.preset = config_options(self.metric_name, self.config_name, self.CONFIGS)
+        preset = config_options(self.metric_name, self.config_name, self.CONFIGS)
+        load_options = getattr(self, "load_options", {})
+        if load_options:
+            preset.update(load_options)
+            nlgmetrics.scorer_class(self.metric_name).Config.from_options(**preset)
+        self.preset = preset
         return metric_info(description=self.DESCRIPTION, citation=self.CITATION,
                            inputs_description=self.KWARGS_DESCRIPTION,
                            features=self._features(self.preset), reference_urls=list(self.REFERENCE_URLS))
@@ -156,6 +183,8 @@ class Metric(evaluate.Metric):
 
     def _compute(self, predictions: Any, references: Any = None, sources: Any = None,
                  return_details: bool = False, **kwargs: Any) -> dict[str, Any]:
+        if kwargs.get("quiet") is None and getattr(self, "load_quiet", None) is not None:
+            kwargs["quiet"] = self.load_quiet
         return compute(self.metric_name, predictions, references, sources, config_options=self.preset,
                        return_details=return_details, **kwargs)
 
