@@ -124,7 +124,8 @@ class Metric(evaluate.Metric):
 
     Options given to ``evaluate.load(path, config_name, **options)`` apply on top of the
     configuration's preset (evaluate itself would drop them) and are checked there; per-segment
-    inputs (``extra_inputs``) are refused at load, they belong to ``compute``/``add_batch``."""
+    inputs (``extra_inputs``) are refused at load, they belong to ``compute``/``add_batch``.
+    The module's ``name`` is the metric's name (``rome``, not evaluate's ``ro_me``)."""
 
     metric_name: ClassVar[str] = ""
     CONFIGS: ClassVar[Mapping[str, Mapping[str, Any]]] = {"default": {}}
@@ -144,6 +145,9 @@ class Metric(evaluate.Metric):
                              "to compute(...) or add_batch(...), not to evaluate.load")
         self.load_options = options
         super().__init__(config_name, **own)
+        # evaluate names a module after its class in snake case ("RoMe" -> "ro_me"); the name
+        # is the metric's (the Trainer hook's key, evaluate.combine's "<name>_score")
+        self._module_info.module_name = self.metric_name
 
     def _info(self) -> evaluate.MetricInfo:
         preset = config_options(self.metric_name, self.config_name, self.CONFIGS)

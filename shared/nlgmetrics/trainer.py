@@ -113,7 +113,9 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = 
     already configured. Predictions and labels are decoded (negative ids such as ``-100``
     dropped); ``sources`` are the evaluation set's sources, in order, for metrics that use them.
     The returned dict holds one plain float, the corpus score, under ``prefix`` (default: the
-    metric's name); the Trainer logs it as ``eval_<prefix>``.
+    metric's name, e.g. ``rome`` for an ``evaluate`` module too); the Trainer logs it as
+    ``eval_<prefix>``. With ``evaluate.combine`` of several modules, each module's score is under
+    its name (``<prefix>_<name>`` with a prefix).
     """
     import nlgmetrics
 
@@ -150,6 +152,14 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = 
         kwargs = {"predictions": hyps, "references": refs, **options}
         if srcs is not None:
             kwargs["sources"] = srcs
-        return {key: float(scorer.compute(**kwargs)["score"])}  # an evaluate.Metric
+        out = scorer.compute(**kwargs)  # an evaluate module
+        if "score" in out:
+            return {key: float(out["score"])}
+        # evaluate.combine of several modules: "<name>_score" each, logged as eval_<name>
+        combined = {k[:-len("_score")]: float(v) for k, v in out.items()
+                    if k.endswith("_score") and isinstance(v, (int, float))}
+        if not combined:
+            raise ValueError(f"the evaluate module returned no 'score' (keys: {', '.join(out)})")
+        return {f"{prefix}_{k}" if prefix else k: v for k, v in combined.items()}
 
     return compute_metrics
