@@ -185,6 +185,42 @@ class Metric(evaluate.Metric):
             kwargs["sources"] = one["sources"]
         super().add(prediction=one["predictions"], reference=one["references"], **kwargs)
 
+    def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
+        """evaluate's ``compute``, after the options and per-segment inputs are checked: evaluate
+        drops the added batches before ``_compute`` runs, so an error there would lose them."""
+        self.check_call(predictions, kwargs)
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def call_options(self, options: dict[str, Any], extras: Mapping[str, Any]) -> dict[str, Any]:
+        """The configuration options of one ``compute`` call given its per-segment inputs
+        (a wrapper may derive an option from them, e.g. SAM's ``base``)."""
+        return options
+
+    def check_call(self, predictions: Any, kwargs: Mapping[str, Any]) -> None:
+        """Options (on top of the preset) and per-segment inputs of a ``compute`` call checked as
+        the core will: unknown or bad options, missing or unexpected per-segment inputs, their
+        length and values. ``ValueError`` if not."""
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        columns = set(self._feature_names())
+        given = {k: v for k, v in kwargs.items() if k not in columns and k not in ("return_details", "quiet")}
+        options, extras = split_extras(cls, given)
+        column_extras = {k: kwargs.get(k) for k in columns if k in cls.extra_inputs}
+        options = self.call_options(options, {**column_extras, **extras})
+        config = cls.Config.from_options(**{**self.preset, **options})
+        extras = {k: v for k, v in extras.items() if v is not None}
+        cls.check_extra_names(config, [*extras, *column_extras])
+        added = len(self.writer) if self.writer is not None else 0
+        n: int | None = added
+        if predictions is not None:  # a bare string is refused later, by add_batch
+            n = added + len(predictions) if isinstance(predictions, (list, tuple)) else None
+        for name, values in extras.items():
+            if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
+                raise ValueError(f"{name} must be a list of numbers, one per prediction")
+            if n is not None and len(values) != n:
+                raise ValueError(f"{name} has {len(values)} items but predictions has {n}")
+            for i, value in enumerate(values):
+                cls.check_extra_value(config, name, value, f"{name}[{i}]")
+
     def _compute(self, predictions: Any, references: Any = None, sources: Any = None,
                  return_details: bool = False, **kwargs: Any) -> dict[str, Any]:
         if kwargs.get("quiet") is None and getattr(self, "load_quiet", None) is not None:
