@@ -107,3 +107,24 @@ def test_bad_per_segment_inputs_at_compute_keep_the_batches():
     with pytest.raises(ValueError, match="base_scores has 3 items but predictions has 2"):
         module.compute(predictions=HYPS, references=REFS, base_scores=[0.5, 0.25, 0.1])
     assert module.compute(predictions=HYPS, references=REFS, base_scores=[0.5, 0.25])["scores"] == pytest.approx(expected)
+
+
+def test_a_missing_text_column_is_named():
+    """compute(predictions=[...], references=None) failed with a TypeError inside evaluate;
+    add(prediction=None, ...) with evaluate's format message."""
+    module = evaluate.load(metric_path("texteval"), "words")
+    with pytest.raises(ValueError, match="references is None but predictions is given; pass references too"):
+        module.compute(predictions=["a"], references=None)
+    with pytest.raises(ValueError, match="predictions is None but references is given"):
+        module.add_batch(references=["a"])
+    with pytest.raises(ValueError, match="prediction is None; pass an empty string for an empty text"):
+        module.add(prediction=None, reference="x")
+    with pytest.raises(ValueError, match="reference is None; pass an empty string"):
+        module.add(prediction="x")
+    datscore = evaluate.load(metric_path("datscore"))  # takes sources
+    with pytest.raises(ValueError, match="sources is None but predictions is given"):
+        datscore.add_batch(predictions=["a"], references=["b"])
+    with pytest.raises(ValueError, match="source is None; pass an empty string"):
+        datscore.add(prediction="a", reference="b", sources=None)
+    module.add(prediction="a b", reference="a b")  # the module still works
+    assert module.compute()["scores"] == pytest.approx(nlgmetrics.score("texteval", ["a b"], ["a b"], features="words").scores)

@@ -169,15 +169,28 @@ class Metric(evaluate.Metric):
         does: lists of strings, never a bare string; see :func:`check_batch`). ``compute``
         with inputs goes through here too.
         """
+        self._check_missing({"predictions": predictions, "references": references, **kwargs},
+                            "{field} is None but {given} is given; pass {field} too, one item per prediction")
         cls = nlgmetrics.scorer_class(self.metric_name)
         super().add_batch(**check_batch(self.metric_name, cls.multi_reference, predictions=predictions,
                                         references=references, **kwargs))
+
+    def _check_missing(self, batch: Mapping[str, Any], message: str) -> None:
+        """``ValueError`` naming the first text column this module takes that is ``None``
+        while another is given (evaluate would fail inside Arrow, or with its format message)."""
+        fields = [f for f in ("predictions", "references", "sources") if f in self._feature_names()]
+        given = [f for f in fields if batch.get(f) is not None]
+        missing = [f for f in fields if batch.get(f) is None]
+        if given and missing:
+            raise ValueError(message.format(field=missing[0], one=missing[0][:-1] if missing[0] != "sources" else "source",
+                                            given=given[0]))
 
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Add one prediction and its reference(s), checked and normalised as in
         :meth:`add_batch`."""
         cls = nlgmetrics.scorer_class(self.metric_name)
         given = {"predictions": prediction, "references": reference, "sources": kwargs.get("sources")}
+        self._check_missing(given, "{one} is None; pass an empty string for an empty text")
         checked = check_batch(self.metric_name, cls.multi_reference,
                               **{field: None if value is None else [value] for field, value in given.items()})
         one = {field: None if value is None else value[0] for field, value in checked.items()}
