@@ -236,3 +236,21 @@ def test_logits_padding_rows_and_positions_after_eos_are_not_decoded(word_tok):
     after_eos = one_hot_logits([[1, 2, 3, 4, 2, 1], [0, 2, 4, 3, 3, 3]])
     short = np.array([[1, 2, 3, 4], [0, 2, 4, -100]])
     assert hook(word_tok)((after_eos, short))["chrf-src"] == pytest.approx(100.0)
+
+
+def test_options_for_an_evaluate_module_are_checked_when_the_hook_is_built(word_tok):
+    """A mistyped option reached the module only at the first evaluation, hours into training."""
+    evaluate = pytest.importorskip("evaluate")
+    module = evaluate.load(nlgmetrics.metric_path("texteval"), "words")
+    with pytest.raises(ValueError, match="unknown option 'ngarm'; the options are:"):
+        nlgmetrics.compute_metrics_fn(module, word_tok, ngarm=2)
+    with pytest.raises(ValueError, match="ngram must be"):
+        nlgmetrics.compute_metrics_fn(module, word_tok, ngram="two")
+    combined = evaluate.combine([module, evaluate.load(nlgmetrics.metric_path("sam"), "chrf")])
+    with pytest.raises(ValueError, match="unknown option 'ngram'"):  # SAM takes no ngram
+        nlgmetrics.compute_metrics_fn(combined, word_tok, ngram=2)
+    fn = nlgmetrics.compute_metrics_fn(module, word_tok, lowercase=True)
+    ids = np.array([[0, 2, 3, 4], [1, 2, 4, -100]])
+    expected = nlgmetrics.score("texteval", ["the cat sat", "a cat"], ["the cat sat", "a cat"],
+                                features="words", lowercase=True).score
+    assert fn((ids, ids)) == {"texteval": pytest.approx(expected)}

@@ -103,15 +103,35 @@ def _decode(tokenizer: Any, ids: Any, field: str = "predictions", labels: np.nda
     return [t.strip() for t in tokenizer.batch_decode(rows, skip_special_tokens=True)]
 
 
+def _check_module_options(module: Any, options: dict[str, Any]) -> None:
+    """Options for an nlgmetrics ``evaluate`` module (or each one of an ``evaluate.combine``)
+    checked against its configuration now, not at the first evaluation hours into training."""
+    import nlgmetrics
+    from nlgmetrics.core.base import split_extras
+
+    for one in getattr(module, "evaluation_modules", None) or [module]:
+        name, preset = getattr(one, "metric_name", None), getattr(one, "preset", None)
+        if not name or preset is None:  # not one of ours: evaluate checks at compute
+            continue
+        cls = nlgmetrics.scorer_class(name)
+        given = {k: v for k, v in options.items() if k not in ("return_details", "quiet", "sources")}
+        opts, extras = split_extras(cls, given)
+        call_options = getattr(one, "call_options", None)
+        if call_options is not None:
+            opts = call_options(opts, extras)
+        cls.Config.from_options(**{**preset, **opts})
+
+
 def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = None,
                        prefix: str | None = None, **options: Any) -> Callable[[Any], dict[str, float]]:
     """Build ``compute_metrics(eval_pred) -> {name: float}``.
 
     ``metric`` is a metric name (``"sam"``), a core scorer, or an ``evaluate`` module loaded from
     ``nlgmetrics.metric_path``; ``options`` configure a name (passed to ``nlgmetrics.load``) or
-    an ``evaluate`` module (passed to ``compute``), and are refused with a core scorer, which is
-    already configured. Predictions and labels are decoded (negative ids such as ``-100``
-    dropped); ``sources`` are the evaluation set's sources, in order, for metrics that use them.
+    an ``evaluate`` module (passed to ``compute``, and checked against its configuration here,
+    when the hook is built), and are refused with a core scorer, which is already configured.
+    Predictions and labels are decoded (negative ids such as ``-100`` dropped); ``sources`` are
+    the evaluation set's sources, in order, for metrics that use them.
     The returned dict holds one plain float, the corpus score, under ``prefix`` (default: the
     metric's name, e.g. ``rome`` for an ``evaluate`` module too); the Trainer logs it as
     ``eval_<prefix>``. With ``evaluate.combine`` of several modules, each module's score is under
@@ -129,6 +149,8 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = 
         if options and hasattr(scorer, "score"):
             raise ValueError(f"options {sorted(options)} cannot change an already built scorer; pass them to "
                              f"nlgmetrics.load({name!r}, ...) or pass the metric's name with them")
+        if options:
+            _check_module_options(scorer, options)
     key = prefix or name
 
     def compute_metrics(eval_pred: Any) -> dict[str, float]:
