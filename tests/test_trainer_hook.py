@@ -93,20 +93,16 @@ def test_decode_drops_language_codes(tmp_path):
     assert _decode(tok, labels) == ["the cat sat"]
 
 
-def test_compute_metrics_in_seq2seq_trainer(tiny_seq2seq, tmp_path):
-    from datasets import Dataset
-    from transformers import (
-        AutoTokenizer,
-        BartForConditionalGeneration,
-        DataCollatorForSeq2Seq,
-        Seq2SeqTrainer,
-        Seq2SeqTrainingArguments,
-    )
+SOURCES = ["the cat sat on the mat", "a dog barked", "it rains in paris today", "hello"]
 
-    tok = AutoTokenizer.from_pretrained(tiny_seq2seq)
-    model = BartForConditionalGeneration.from_pretrained(tiny_seq2seq)
-    sources = ["the cat sat on the mat", "a dog barked", "it rains in paris today", "hello"]
-    targets = ["le chat", "un chien aboie", "il pleut a paris", "bonjour"]
+
+def seq2seq_data(path, sources, targets):
+    """The tiny BART's tokenizer and model, and the encoded (source, target) pairs."""
+    from datasets import Dataset
+    from transformers import AutoTokenizer, BartForConditionalGeneration
+
+    tok = AutoTokenizer.from_pretrained(path)
+    model = BartForConditionalGeneration.from_pretrained(path)
 
     def encode(batch):
         enc = tok(batch["src"], truncation=True, max_length=32)
@@ -114,6 +110,15 @@ def test_compute_metrics_in_seq2seq_trainer(tiny_seq2seq, tmp_path):
         return enc
 
     data = Dataset.from_dict({"src": sources, "tgt": targets}).map(encode, batched=True, remove_columns=["src", "tgt"])
+    return tok, model, data
+
+
+def test_compute_metrics_in_seq2seq_trainer(tiny_seq2seq, tmp_path):
+    from transformers import DataCollatorForSeq2Seq, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+    sources = SOURCES
+    targets = ["le chat", "un chien aboie", "il pleut a paris", "bonjour"]
+    tok, model, data = seq2seq_data(tiny_seq2seq, sources, targets)
     args = Seq2SeqTrainingArguments(output_dir=str(tmp_path), per_device_eval_batch_size=3,
                                     predict_with_generate=True, generation_max_length=8,
                                     report_to=[], use_cpu=True, disable_tqdm=True)
@@ -254,3 +259,47 @@ def test_options_for_an_evaluate_module_are_checked_when_the_hook_is_built(word_
     expected = nlgmetrics.score("texteval", ["the cat sat", "a cat"], ["the cat sat", "a cat"],
                                 features="words", lowercase=True).score
     assert fn((ids, ids)) == {"texteval": pytest.approx(expected)}
+
+
+@pytest.mark.parametrize("setting", ["batch_eval_metrics", "eval_do_concat_batches"])
+def test_batch_eval_metrics_and_unconcatenated_batches_score_as_one_evaluation(tiny_seq2seq, tmp_path, setting):
+    """batch_eval_metrics=True was refused by the Trainer (no compute_result argument);
+    eval_do_concat_batches=False gave 'pad the rows' for a list of batches of different widths."""
+    from transformers import DataCollatorForSeq2Seq, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+    sources = SOURCES
+    targets = ["le chat", "un chien aboie tres fort ce matin", "il pleut a paris", "bonjour"]
+    tok, model, data = seq2seq_data(tiny_seq2seq, sources, targets)
+
+    def run(**extra):
+        args = Seq2SeqTrainingArguments(output_dir=str(tmp_path), per_device_eval_batch_size=3,
+                                        predict_with_generate=True, generation_max_length=8,
+                                        report_to=[], use_cpu=True, disable_tqdm=True, **extra)
+        SourceAwareChrf.calls.clear()
+        trainer = Seq2SeqTrainer(model=model, args=args, eval_dataset=data, processing_class=tok,
+                                 data_collator=DataCollatorForSeq2Seq(tok, model=model),
+                                 compute_metrics=nlgmetrics.compute_metrics_fn(SourceAwareChrf(), tok, sources=sources))
+        metrics = trainer.evaluate()
+        return metrics["eval_chrf-src"], SourceAwareChrf.calls[-1]
+
+    expected, seen = run()
+    got, seen_now = run(**({"batch_eval_metrics": True} if setting == "batch_eval_metrics"
+                           else {"eval_do_concat_batches": False}))
+    assert seen_now.references == seen.references == targets
+    assert seen_now.predictions == seen.predictions and seen_now.sources == sources
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert len(SourceAwareChrf.calls) == 1  # scored once, after the last batch
+
+
+def test_batches_in_the_hook_directly(word_tok):
+    torch_ids = torch.tensor([[1, 2, 3, 4], [0, 2, 4, -100]])
+    fn = hook(word_tok)
+    assert fn((torch_ids, torch_ids), compute_result=False) == {}
+    second = torch.tensor([[0, 3, 4]])
+    assert fn((second, second), compute_result=True)["chrf-src"] == pytest.approx(100.0)
+    assert SourceAwareChrf.calls[-1].references == ["a cat sat", "the cat", "the sat"]
+    # a bad batch clears what was gathered and names the batch with unconcatenated batches
+    with pytest.raises(ValueError, match=r"evaluation batch 1 \(eval_do_concat_batches=False\): predictions must hold integer"):
+        fn(([np.array([[1, 2]]), np.array([[1.5, 2.0]])], [np.array([[1, 2]]), np.array([[1, 2]])]))
+    with pytest.raises(ValueError, match="must both be lists of per-batch arrays"):
+        fn(([np.array([[1, 2]])], np.array([[1, 2]])))

@@ -10,6 +10,10 @@ token on. Negative ids (``-100`` label padding, fill values)
 are dropped before decoding (not replaced by the pad id: a tokenizer without one would have
 read them as id 0, a real token in many vocabularies). An empty evaluation set, 1-D ids, float (or other non-integer) ids, ragged
 rows and ids outside the tokenizer's vocabulary are refused with a ``ValueError``.
+
+``batch_eval_metrics=True`` (one call per batch, torch tensors): the batches are decoded as
+they come and scored together after the last one. ``eval_do_concat_batches=False`` (lists of
+per-batch arrays): each batch is decoded on its own; an error names the batch.
 """
 from __future__ import annotations
 
@@ -41,6 +45,7 @@ def _token_ids(ids: Any, field: str, tokenizer: Any, extra_ids: Sequence[int] = 
         ids = ids[0]
     if ids is None:
         raise ValueError(f"{field} is None: the evaluation produced no {field}")
+    ids = _to_numpy(ids)
     try:
         arr = np.asarray(ids)
     except ValueError as err:  # ragged nested lists
@@ -67,6 +72,24 @@ def _token_ids(ids: Any, field: str, tokenizer: Any, extra_ids: Sequence[int] = 
         raise ValueError(f"{field}[{row}][{col}] is token id {int(arr[row, col])}, outside the tokenizer's "
                          f"vocabulary of {size} ids (a tokenizer that does not match the model?)")
     return arr
+
+
+def _to_numpy(ids: Any) -> Any:
+    """A torch tensor (``batch_eval_metrics`` passes them, possibly on the GPU, possibly in
+    bfloat16) as a NumPy array; anything else unchanged."""
+    if hasattr(ids, "detach"):
+        tensor = ids.detach().cpu()
+        return (tensor.float() if tensor.is_floating_point() else tensor).numpy()
+    return ids
+
+
+def _batches(ids: Any) -> list[Any] | None:
+    """With ``eval_do_concat_batches=False`` the Trainer passes a list of per-batch arrays (of
+    different widths): that list (a tuple's first element per batch), else ``None``."""
+    if not isinstance(ids, list) or not ids:
+        return None
+    items = [b[0] if isinstance(b, tuple) and b else b for b in ids]
+    return items if all(getattr(b, "ndim", 0) >= 2 for b in items) else None
 
 
 def _is_logits(ids: Any) -> bool:
@@ -153,8 +176,7 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = 
             _check_module_options(scorer, options)
     key = prefix or name
 
-    def compute_metrics(eval_pred: Any) -> dict[str, float]:
-        predictions, labels = eval_pred[0], eval_pred[1]
+    def decode_batch(predictions: Any, labels: Any) -> tuple[list[str], list[str]]:
         label_ids = None
         if _is_logits(predictions):  # the labels mask the logits' padding positions
             lang_ids = sorted(set(getattr(tokenizer, "lang_code_to_id", {}).values()))
@@ -163,6 +185,53 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = 
         refs = _decode(tokenizer, labels, "labels")
         if len(hyps) != len(refs):
             raise ValueError(f"the evaluation produced {len(hyps)} predictions but {len(refs)} labels")
+        return hyps, refs
+
+    def decode(predictions: Any, labels: Any) -> tuple[list[str], list[str]]:
+        pred_batches, label_batches = _batches(predictions), _batches(labels)
+        if pred_batches is None and label_batches is None:
+            return decode_batch(predictions, labels)
+        if pred_batches is None or label_batches is None or len(pred_batches) != len(label_batches):
+            raise ValueError("with eval_do_concat_batches=False the predictions and the labels must both be lists of "
+                             f"per-batch arrays, one per batch; got {type(predictions).__name__} and {type(labels).__name__}"
+                             + (f" of {len(pred_batches)} and {len(label_batches)} batches"
+                                if pred_batches is not None and label_batches is not None else ""))
+        hyps, refs = [], []
+        for i, (p, t) in enumerate(zip(pred_batches, label_batches)):
+            try:
+                h, r = decode_batch(p, t)
+            except ValueError as err:
+                raise ValueError(f"evaluation batch {i} (eval_do_concat_batches=False): {err}") from None
+            hyps += h
+            refs += r
+        return hyps, refs
+
+    gathered: tuple[list[str], list[str]] = ([], [])  # batch_eval_metrics: the batches so far
+
+    def compute_metrics(eval_pred: Any, compute_result: bool | None = None) -> dict[str, float]:
+        """``compute_result`` (``batch_eval_metrics=True``): the Trainer calls once per batch;
+        the batches are decoded and kept, and scored together when it is ``True``."""
+        if compute_result is None:
+            hyps, refs = decode(eval_pred[0], eval_pred[1])
+            return score(hyps, refs)
+        try:
+            hyps, refs = decode(eval_pred[0], eval_pred[1])
+        except ValueError:
+            for texts in gathered:
+                texts.clear()
+            raise
+        gathered[0].extend(hyps)
+        gathered[1].extend(refs)
+        if not compute_result:
+            return {}
+        hyps, refs = list(gathered[0]), list(gathered[1])
+        for texts in gathered:
+            texts.clear()
+        if not hyps:
+            raise ValueError("predictions is empty: the evaluation set has no examples, so there is nothing to score")
+        return score(hyps, refs)
+
+    def score(hyps: list[str], refs: list[str]) -> dict[str, float]:
         srcs = None
         if sources is not None:
             if len(sources) != len(hyps):
