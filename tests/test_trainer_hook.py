@@ -303,3 +303,55 @@ def test_batches_in_the_hook_directly(word_tok):
         fn(([np.array([[1, 2]]), np.array([[1.5, 2.0]])], [np.array([[1, 2]]), np.array([[1, 2]])]))
     with pytest.raises(ValueError, match="must both be lists of per-batch arrays"):
         fn(([np.array([[1, 2]])], np.array([[1, 2]])))
+
+
+def test_sources_from_the_inputs_and_a_fixed_list_for_another_dataset(tiny_seq2seq, tmp_path):
+    """The hook ignored eval_pred.inputs: after trainer.predict(other) of the same length the
+    fixed sources list was paired with the other dataset's predictions without a word."""
+    from transformers import DataCollatorForSeq2Seq, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+    targets = ["le chat", "un chien aboie", "il pleut a paris", "bonjour"]
+    other_sources = ["good morning", "the dog sleeps", "it is sunny", "see you soon"]
+    tok, model, data = seq2seq_data(tiny_seq2seq, SOURCES, targets)
+    _, _, other = seq2seq_data(tiny_seq2seq, other_sources, targets)
+    args = Seq2SeqTrainingArguments(output_dir=str(tmp_path), per_device_eval_batch_size=3,
+                                    predict_with_generate=True, generation_max_length=8, include_for_metrics=["inputs"],
+                                    report_to=[], use_cpu=True, disable_tqdm=True)
+
+    def trainer(sources):
+        return Seq2SeqTrainer(model=model, args=args, eval_dataset=data, processing_class=tok,
+                              data_collator=DataCollatorForSeq2Seq(tok, model=model),
+                              compute_metrics=nlgmetrics.compute_metrics_fn(SourceAwareChrf(), tok, sources=sources))
+
+    SourceAwareChrf.calls.clear()
+    from_inputs = trainer("inputs")
+    from_inputs.evaluate()
+    assert SourceAwareChrf.calls[-1].sources == SOURCES
+    from_inputs.predict(other)
+    assert SourceAwareChrf.calls[-1].sources == other_sources
+    fixed = trainer(SOURCES)
+    fixed.evaluate()  # the list matches the inputs
+    assert SourceAwareChrf.calls[-1].sources == SOURCES
+    with pytest.raises(ValueError, match=r"sources\[0\] \('the cat sat on the mat'\) is not the evaluation's input 0 "
+                                         r"\('good morning'\).*sources='inputs'"):
+        fixed.predict(other)
+
+
+def test_sources_inputs_needs_the_inputs(word_tok):
+    ids = np.array([[1, 2, 3, 4]])
+    with pytest.raises(ValueError, match=r"sources='inputs' needs the evaluation's inputs: set include_for_metrics=\['inputs'\]"):
+        nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources="inputs")((ids, ids))
+    with pytest.raises(ValueError, match="sources must be a list of texts or 'inputs'"):
+        nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources="input")
+
+
+def test_sources_inputs_with_batch_eval_metrics(word_tok):
+    """batch_eval_metrics passes the batch itself as inputs (a dict of tensors)."""
+    from transformers import EvalPrediction
+
+    fn = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources="inputs")
+    first = EvalPrediction(torch.tensor([[1, 2, 4]]), torch.tensor([[1, 2, 4]]), inputs={"input_ids": torch.tensor([[0, 3, 4]])})
+    second = EvalPrediction(torch.tensor([[3, 4]]), torch.tensor([[3, 4]]), inputs={"input_ids": torch.tensor([[1, 4]])})
+    assert fn(first, compute_result=False) == {}
+    assert fn(second, compute_result=True)["chrf-src"] == pytest.approx(100.0)
+    assert SourceAwareChrf.calls[-1].sources == ["the sat", "a"]

@@ -17,7 +17,7 @@ per-batch arrays): each batch is decoded on its own; an error names the batch.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -145,7 +145,7 @@ def _check_module_options(module: Any, options: dict[str, Any]) -> None:
         cls.Config.from_options(**{**preset, **opts})
 
 
-def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = None,
+def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | None = None,
                        prefix: str | None = None, **options: Any) -> Callable[[Any], dict[str, float]]:
     """Build ``compute_metrics(eval_pred) -> {name: float}``.
 
@@ -153,8 +153,12 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = 
     ``nlgmetrics.metric_path``; ``options`` configure a name (passed to ``nlgmetrics.load``) or
     an ``evaluate`` module (passed to ``compute``, and checked against its configuration here,
     when the hook is built), and are refused with a core scorer, which is already configured.
-    Predictions and labels are decoded (negative ids such as ``-100`` dropped); ``sources`` are
-    the evaluation set's sources, in order, for metrics that use them.
+    Predictions and labels are decoded (negative ids such as ``-100`` dropped). ``sources``, for
+    metrics that use them: ``"inputs"`` decodes them from the evaluation's inputs (training
+    argument ``include_for_metrics=["inputs"]``), so they always belong to the set evaluated; or
+    the evaluation set's sources as a list, in order, which is checked against the decoded
+    inputs when the Trainer passes them (a list for another dataset, e.g. after
+    ``trainer.predict(other)``, is an error) and only by its length when it does not.
     The returned dict holds one plain float, the corpus score, under ``prefix`` (default: the
     metric's name, e.g. ``rome`` for an ``evaluate`` module too); the Trainer logs it as
     ``eval_<prefix>``. With ``evaluate.combine`` of several modules, each module's score is under
@@ -206,37 +210,80 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = 
             refs += r
         return hyps, refs
 
-    gathered: tuple[list[str], list[str]] = ([], [])  # batch_eval_metrics: the batches so far
+    def decode_inputs(inputs: Any) -> list[str]:
+        if isinstance(inputs, Mapping):  # batch_eval_metrics passes the batch itself
+            if "input_ids" not in inputs:
+                raise ValueError(f"the evaluation's inputs have no input_ids (keys: {', '.join(inputs)})")
+            inputs = inputs["input_ids"]
+        batches = _batches(inputs)
+        if batches is None:
+            return _decode(tokenizer, inputs, "inputs")
+        return [text for batch in batches for text in _decode(tokenizer, batch, "inputs")]
+
+    def decode_all(eval_pred: Any) -> tuple[list[str], list[str], list[str] | None]:
+        hyps, refs = decode(eval_pred[0], eval_pred[1])
+        inputs = getattr(eval_pred, "inputs", None) if sources is not None else None
+        if inputs is None and from_inputs:
+            raise ValueError("sources='inputs' needs the evaluation's inputs: set include_for_metrics=['inputs'] "
+                             "in the training arguments")
+        srcs = None if inputs is None else decode_inputs(inputs)
+        if srcs is not None and len(srcs) != len(hyps):
+            raise ValueError(f"the evaluation produced {len(srcs)} inputs but {len(hyps)} predictions")
+        return hyps, refs, srcs
+
+    from_inputs = isinstance(sources, str)
+    if from_inputs and sources != "inputs":
+        raise ValueError(f"sources must be a list of texts or 'inputs' (decoded from the evaluation's inputs), got {sources!r}")
+    fixed = None if sources is None or from_inputs else list(sources)
+    roundtrip: list[str] = []  # the fixed sources as the tokenizer gives them back, once
+
+    def check_fixed(inputs: list[str]) -> None:
+        """A fixed sources list against the decoded inputs of the same evaluation: each source,
+        encoded and decoded, must start with its input (truncation keeps a prefix)."""
+        assert fixed is not None
+        if not roundtrip:
+            ids = tokenizer(fixed, add_special_tokens=True)["input_ids"]
+            roundtrip.extend(t.strip() for t in tokenizer.batch_decode(ids, skip_special_tokens=True))
+        for i, (given, seen) in enumerate(zip(roundtrip, inputs)):
+            if not given.startswith(seen):
+                raise ValueError(f"sources[{i}] ({fixed[i][:60]!r}) is not the evaluation's input {i} ({seen[:60]!r}): "
+                                 "the sources list belongs to another dataset (trainer.predict(other)?); build the "
+                                 "hook with sources='inputs' to take the sources from the inputs")
+
+    gathered: tuple[list[str], list[str], list[str]] = ([], [], [])  # batch_eval_metrics: the batches so far
 
     def compute_metrics(eval_pred: Any, compute_result: bool | None = None) -> dict[str, float]:
         """``compute_result`` (``batch_eval_metrics=True``): the Trainer calls once per batch;
         the batches are decoded and kept, and scored together when it is ``True``."""
         if compute_result is None:
-            hyps, refs = decode(eval_pred[0], eval_pred[1])
-            return score(hyps, refs)
+            return score(*decode_all(eval_pred))
         try:
-            hyps, refs = decode(eval_pred[0], eval_pred[1])
+            hyps, refs, srcs = decode_all(eval_pred)
         except ValueError:
             for texts in gathered:
                 texts.clear()
             raise
         gathered[0].extend(hyps)
         gathered[1].extend(refs)
+        if srcs is not None:
+            gathered[2].extend(srcs)
         if not compute_result:
             return {}
-        hyps, refs = list(gathered[0]), list(gathered[1])
+        hyps, refs, inputs = list(gathered[0]), list(gathered[1]), list(gathered[2])
         for texts in gathered:
             texts.clear()
         if not hyps:
             raise ValueError("predictions is empty: the evaluation set has no examples, so there is nothing to score")
-        return score(hyps, refs)
+        return score(hyps, refs, inputs if len(inputs) == len(hyps) else None)
 
-    def score(hyps: list[str], refs: list[str]) -> dict[str, float]:
-        srcs = None
-        if sources is not None:
-            if len(sources) != len(hyps):
-                raise ValueError(f"sources has {len(sources)} items but the evaluation produced {len(hyps)} predictions")
-            srcs = list(sources)
+    def score(hyps: list[str], refs: list[str], inputs: list[str] | None) -> dict[str, float]:
+        srcs = inputs if from_inputs else None
+        if fixed is not None:
+            if len(fixed) != len(hyps):
+                raise ValueError(f"sources has {len(fixed)} items but the evaluation produced {len(hyps)} predictions")
+            if inputs is not None:
+                check_fixed(inputs)
+            srcs = fixed
         if hasattr(scorer, "score"):
             result = scorer.score(hyps, refs, srcs)
             return {key: float(result.score)}
