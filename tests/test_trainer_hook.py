@@ -93,20 +93,16 @@ def test_decode_drops_language_codes(tmp_path):
     assert _decode(tok, labels) == ["the cat sat"]
 
 
-def test_compute_metrics_in_seq2seq_trainer(tiny_seq2seq, tmp_path):
-    from datasets import Dataset
-    from transformers import (
-        AutoTokenizer,
-        BartForConditionalGeneration,
-        DataCollatorForSeq2Seq,
-        Seq2SeqTrainer,
-        Seq2SeqTrainingArguments,
-    )
+SOURCES = ["the cat sat on the mat", "a dog barked", "it rains in paris today", "hello"]
 
-    tok = AutoTokenizer.from_pretrained(tiny_seq2seq)
-    model = BartForConditionalGeneration.from_pretrained(tiny_seq2seq)
-    sources = ["the cat sat on the mat", "a dog barked", "it rains in paris today", "hello"]
-    targets = ["le chat", "un chien aboie", "il pleut a paris", "bonjour"]
+
+def seq2seq_data(path, sources, targets):
+    """The tiny BART's tokenizer and model, and the encoded (source, target) pairs."""
+    from datasets import Dataset
+    from transformers import AutoTokenizer, BartForConditionalGeneration
+
+    tok = AutoTokenizer.from_pretrained(path)
+    model = BartForConditionalGeneration.from_pretrained(path)
 
     def encode(batch):
         enc = tok(batch["src"], truncation=True, max_length=32)
@@ -114,6 +110,15 @@ def test_compute_metrics_in_seq2seq_trainer(tiny_seq2seq, tmp_path):
         return enc
 
     data = Dataset.from_dict({"src": sources, "tgt": targets}).map(encode, batched=True, remove_columns=["src", "tgt"])
+    return tok, model, data
+
+
+def test_compute_metrics_in_seq2seq_trainer(tiny_seq2seq, tmp_path):
+    from transformers import DataCollatorForSeq2Seq, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+    sources = SOURCES
+    targets = ["le chat", "un chien aboie", "il pleut a paris", "bonjour"]
+    tok, model, data = seq2seq_data(tiny_seq2seq, sources, targets)
     args = Seq2SeqTrainingArguments(output_dir=str(tmp_path), per_device_eval_batch_size=3,
                                     predict_with_generate=True, generation_max_length=8,
                                     report_to=[], use_cpu=True, disable_tqdm=True)
@@ -194,3 +199,159 @@ def test_logits_are_decoded_greedily(minilm_tok):
     logits = np.full(ids.shape + (len(minilm_tok),), -5.0, dtype=np.float32)
     np.put_along_axis(logits, ids[..., None], 5.0, axis=-1)
     assert hook(minilm_tok)((logits, ids))["chrf-src"] == pytest.approx(100.0)
+
+
+@pytest.fixture(scope="module")
+def word_tok():
+    """A word-level tokenizer without a pad token in which id 0 ('the') is a real word."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {"the": 0, "a": 1, "cat": 2, "sat": 3, "</s>": 4}
+    raw = Tokenizer(models.WordLevel(vocab, unk_token="the"))
+    raw.pre_tokenizer = pre_tokenizers.Whitespace()
+    return PreTrainedTokenizerFast(tokenizer_object=raw, eos_token="</s>")
+
+
+def one_hot_logits(ids, vocab=5, pad_to=None):
+    """Logits whose argmax is ``ids``, padded with -100 rows to ``pad_to`` positions as the
+    Trainer pads concatenated batches."""
+    rows = []
+    for row in ids:
+        logits = np.full((pad_to or len(row), vocab), -100.0, dtype=np.float32)
+        for j, t in enumerate(row):
+            logits[j] = -5.0
+            logits[j, t] = 5.0
+        rows.append(logits)
+    return np.stack(rows)
+
+
+def test_logits_padding_rows_and_positions_after_eos_are_not_decoded(word_tok):
+    """The Trainer pads logits with -100; such a row argmaxed to id 0 ('the'): 'a cat sat the the'
+    (chrF 72 instead of 100)."""
+    logits = one_hot_logits([[1, 2, 3, 4], [0, 2, 4, 4]], pad_to=6)
+    labels = np.array([[1, 2, 3, 4, -100, -100], [0, 2, 4, -100, -100, -100]])
+    assert _decode(word_tok, logits) == ["a cat sat", "the cat"]
+    assert hook(word_tok)((logits, labels))["chrf-src"] == pytest.approx(100.0)
+    # predictions past the label's end (aligned labels, teacher forcing) are dropped
+    past = one_hot_logits([[1, 2, 3, 2, 2, 2], [0, 2, 2, 1, 1, 1]])
+    labels2 = np.array([[1, 2, 3, -100, -100, -100], [0, 2, -100, -100, -100, -100]])
+    assert hook(word_tok)((past, labels2))["chrf-src"] == pytest.approx(100.0)
+    # labels of another length: the cut at the first end-of-sequence token still applies
+    after_eos = one_hot_logits([[1, 2, 3, 4, 2, 1], [0, 2, 4, 3, 3, 3]])
+    short = np.array([[1, 2, 3, 4], [0, 2, 4, -100]])
+    assert hook(word_tok)((after_eos, short))["chrf-src"] == pytest.approx(100.0)
+
+
+def test_options_for_an_evaluate_module_are_checked_when_the_hook_is_built(word_tok):
+    """A mistyped option reached the module only at the first evaluation, hours into training."""
+    evaluate = pytest.importorskip("evaluate")
+    module = evaluate.load(nlgmetrics.metric_path("texteval"), "words")
+    with pytest.raises(ValueError, match="unknown option 'ngarm'; the options are:"):
+        nlgmetrics.compute_metrics_fn(module, word_tok, ngarm=2)
+    with pytest.raises(ValueError, match="ngram must be"):
+        nlgmetrics.compute_metrics_fn(module, word_tok, ngram="two")
+    combined = evaluate.combine([module, evaluate.load(nlgmetrics.metric_path("sam"), "chrf")])
+    with pytest.raises(ValueError, match="unknown option 'ngram'"):  # SAM takes no ngram
+        nlgmetrics.compute_metrics_fn(combined, word_tok, ngram=2)
+    fn = nlgmetrics.compute_metrics_fn(module, word_tok, lowercase=True)
+    ids = np.array([[0, 2, 3, 4], [1, 2, 4, -100]])
+    expected = nlgmetrics.score("texteval", ["the cat sat", "a cat"], ["the cat sat", "a cat"],
+                                features="words", lowercase=True).score
+    assert fn((ids, ids)) == {"texteval": pytest.approx(expected)}
+
+
+@pytest.mark.parametrize("setting", ["batch_eval_metrics", "eval_do_concat_batches"])
+def test_batch_eval_metrics_and_unconcatenated_batches_score_as_one_evaluation(tiny_seq2seq, tmp_path, setting):
+    """batch_eval_metrics=True was refused by the Trainer (no compute_result argument);
+    eval_do_concat_batches=False gave 'pad the rows' for a list of batches of different widths."""
+    from transformers import DataCollatorForSeq2Seq, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+    sources = SOURCES
+    targets = ["le chat", "un chien aboie tres fort ce matin", "il pleut a paris", "bonjour"]
+    tok, model, data = seq2seq_data(tiny_seq2seq, sources, targets)
+
+    def run(**extra):
+        args = Seq2SeqTrainingArguments(output_dir=str(tmp_path), per_device_eval_batch_size=3,
+                                        predict_with_generate=True, generation_max_length=8,
+                                        report_to=[], use_cpu=True, disable_tqdm=True, **extra)
+        SourceAwareChrf.calls.clear()
+        trainer = Seq2SeqTrainer(model=model, args=args, eval_dataset=data, processing_class=tok,
+                                 data_collator=DataCollatorForSeq2Seq(tok, model=model),
+                                 compute_metrics=nlgmetrics.compute_metrics_fn(SourceAwareChrf(), tok, sources=sources))
+        metrics = trainer.evaluate()
+        return metrics["eval_chrf-src"], SourceAwareChrf.calls[-1]
+
+    expected, seen = run()
+    got, seen_now = run(**({"batch_eval_metrics": True} if setting == "batch_eval_metrics"
+                           else {"eval_do_concat_batches": False}))
+    assert seen_now.references == seen.references == targets
+    assert seen_now.predictions == seen.predictions and seen_now.sources == sources
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert len(SourceAwareChrf.calls) == 1  # scored once, after the last batch
+
+
+def test_batches_in_the_hook_directly(word_tok):
+    torch_ids = torch.tensor([[1, 2, 3, 4], [0, 2, 4, -100]])
+    fn = hook(word_tok)
+    assert fn((torch_ids, torch_ids), compute_result=False) == {}
+    second = torch.tensor([[0, 3, 4]])
+    assert fn((second, second), compute_result=True)["chrf-src"] == pytest.approx(100.0)
+    assert SourceAwareChrf.calls[-1].references == ["a cat sat", "the cat", "the sat"]
+    # a bad batch clears what was gathered and names the batch with unconcatenated batches
+    with pytest.raises(ValueError, match=r"evaluation batch 1 \(eval_do_concat_batches=False\): predictions must hold integer"):
+        fn(([np.array([[1, 2]]), np.array([[1.5, 2.0]])], [np.array([[1, 2]]), np.array([[1, 2]])]))
+    with pytest.raises(ValueError, match="must both be lists of per-batch arrays"):
+        fn(([np.array([[1, 2]])], np.array([[1, 2]])))
+
+
+def test_sources_from_the_inputs_and_a_fixed_list_for_another_dataset(tiny_seq2seq, tmp_path):
+    """The hook ignored eval_pred.inputs: after trainer.predict(other) of the same length the
+    fixed sources list was paired with the other dataset's predictions without a word."""
+    from transformers import DataCollatorForSeq2Seq, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+    targets = ["le chat", "un chien aboie", "il pleut a paris", "bonjour"]
+    other_sources = ["good morning", "the dog sleeps", "it is sunny", "see you soon"]
+    tok, model, data = seq2seq_data(tiny_seq2seq, SOURCES, targets)
+    _, _, other = seq2seq_data(tiny_seq2seq, other_sources, targets)
+    args = Seq2SeqTrainingArguments(output_dir=str(tmp_path), per_device_eval_batch_size=3,
+                                    predict_with_generate=True, generation_max_length=8, include_for_metrics=["inputs"],
+                                    report_to=[], use_cpu=True, disable_tqdm=True)
+
+    def trainer(sources):
+        return Seq2SeqTrainer(model=model, args=args, eval_dataset=data, processing_class=tok,
+                              data_collator=DataCollatorForSeq2Seq(tok, model=model),
+                              compute_metrics=nlgmetrics.compute_metrics_fn(SourceAwareChrf(), tok, sources=sources))
+
+    SourceAwareChrf.calls.clear()
+    from_inputs = trainer("inputs")
+    from_inputs.evaluate()
+    assert SourceAwareChrf.calls[-1].sources == SOURCES
+    from_inputs.predict(other)
+    assert SourceAwareChrf.calls[-1].sources == other_sources
+    fixed = trainer(SOURCES)
+    fixed.evaluate()  # the list matches the inputs
+    assert SourceAwareChrf.calls[-1].sources == SOURCES
+    with pytest.raises(ValueError, match=r"sources\[0\] \('the cat sat on the mat'\) is not the evaluation's input 0 "
+                                         r"\('good morning'\).*sources='inputs'"):
+        fixed.predict(other)
+
+
+def test_sources_inputs_needs_the_inputs(word_tok):
+    ids = np.array([[1, 2, 3, 4]])
+    with pytest.raises(ValueError, match=r"sources='inputs' needs the evaluation's inputs: set include_for_metrics=\['inputs'\]"):
+        nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources="inputs")((ids, ids))
+    with pytest.raises(ValueError, match="sources must be a list of texts or 'inputs'"):
+        nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources="input")
+
+
+def test_sources_inputs_with_batch_eval_metrics(word_tok):
+    """batch_eval_metrics passes the batch itself as inputs (a dict of tensors)."""
+    from transformers import EvalPrediction
+
+    fn = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources="inputs")
+    first = EvalPrediction(torch.tensor([[1, 2, 4]]), torch.tensor([[1, 2, 4]]), inputs={"input_ids": torch.tensor([[0, 3, 4]])})
+    second = EvalPrediction(torch.tensor([[3, 4]]), torch.tensor([[3, 4]]), inputs={"input_ids": torch.tensor([[1, 4]])})
+    assert fn(first, compute_result=False) == {}
+    assert fn(second, compute_result=True)["chrf-src"] == pytest.approx(100.0)
+    assert SourceAwareChrf.calls[-1].sources == ["the sat", "a"]

@@ -11,6 +11,7 @@ script's namespace as the metric, which must be the wrapper's own class.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import shutil
 from collections.abc import Mapping, Sequence
@@ -80,7 +81,8 @@ def kwargs_description(name: str, *, inputs: str, returns: str, examples: str,
     for extra, doc in cls.extra_inputs.items():
         lines.append(f"    {extra} (list of float, optional): {doc}")
     lines.append(f"    return_details (bool, default False): {RETURN_DETAILS_DOC}.")
-    lines.append("Options (keyword arguments of compute; a configuration name presets some):")
+    lines.append("Options (keyword arguments of compute, or of evaluate.load(path, config_name, **options) "
+                 "on top of the configuration's preset; a configuration name presets some):")
     lines.append(kwargs_doc(cls.Config))
     lines.append("Configurations (evaluate.load(path, config_name)):")
     for cname, preset in configs.items():
@@ -110,11 +112,20 @@ def check_batch(name: str, multi_reference: bool, **columns: Any) -> dict[str, A
     return out
 
 
+#: the keyword arguments evaluate's own ``EvaluationModule.__init__`` takes (cache_dir, ...)
+_EVALUATE_INIT = frozenset(inspect.signature(evaluate.EvaluationModule.__init__).parameters) - {"self", "kwargs"}
+
+
 class Metric(evaluate.Metric):
     """Base of the wrappers. A wrapper sets ``metric_name``, ``CONFIGS`` (name -> preset
     options, ``default`` first), ``DESCRIPTION``, ``CITATION``, ``KWARGS_DESCRIPTION`` and
     ``REFERENCE_URLS``; it overrides :meth:`_features` when a configuration changes the
-    columns."""
+    columns.
+
+    Options given to ``evaluate.load(path, config_name, **options)`` apply on top of the
+    configuration's preset (evaluate itself would drop them) and are checked there; per-segment
+    inputs (``extra_inputs``) are refused at load, they belong to ``compute``/``add_batch``.
+    The module's ``name`` is the metric's name (``rome``, not evaluate's ``ro_me``)."""
 
     metric_name: ClassVar[str] = ""
     CONFIGS: ClassVar[Mapping[str, Mapping[str, Any]]] = {"default": {}}
@@ -123,8 +134,28 @@ class Metric(evaluate.Metric):
     KWARGS_DESCRIPTION: ClassVar[str] = ""
     REFERENCE_URLS: ClassVar[Sequence[str]] = ()
 
+    def __init__(self, config_name: str | None = None, **kwargs: Any) -> None:
+        own = {k: v for k, v in kwargs.items() if k in _EVALUATE_INIT}
+        options = {k: v for k, v in kwargs.items() if k not in _EVALUATE_INIT}
+        self.load_quiet = options.pop("quiet", None)
+        options, extras = split_extras(nlgmetrics.scorer_class(self.metric_name), options)
+        if extras:
+            raise ValueError(f"{', '.join(sorted(extras))} {'is a' if len(extras) == 1 else 'are'} per-segment "
+                             f"input{'s' if len(extras) > 1 else ''}: pass {'it' if len(extras) == 1 else 'them'} "
+                             "to compute(...) or add_batch(...), not to evaluate.load")
+        self.load_options = options
+        super().__init__(config_name, **own)
+        # evaluate names a module after its class in snake case ("RoMe" -> "ro_me"); the name
+        # is the metric's (the Trainer hook's key, evaluate.combine's "<name>_score")
+        self._module_info.module_name = self.metric_name
+
     def _info(self) -> evaluate.MetricInfo:
-        self.preset = config_options(self.metric_name, self.config_name, self.CONFIGS)
+        preset = config_options(self.metric_name, self.config_name, self.CONFIGS)
+        load_options = getattr(self, "load_options", {})
+        if load_options:
+            preset.update(load_options)
+            nlgmetrics.scorer_class(self.metric_name).Config.from_options(**preset)
+        self.preset = preset
         return metric_info(description=self.DESCRIPTION, citation=self.CITATION,
                            inputs_description=self.KWARGS_DESCRIPTION,
                            features=self._features(self.preset), reference_urls=list(self.REFERENCE_URLS))
@@ -138,15 +169,28 @@ class Metric(evaluate.Metric):
         does: lists of strings, never a bare string; see :func:`check_batch`). ``compute``
         with inputs goes through here too.
         """
+        self._check_missing({"predictions": predictions, "references": references, **kwargs},
+                            "{field} is None but {given} is given; pass {field} too, one item per prediction")
         cls = nlgmetrics.scorer_class(self.metric_name)
         super().add_batch(**check_batch(self.metric_name, cls.multi_reference, predictions=predictions,
                                         references=references, **kwargs))
+
+    def _check_missing(self, batch: Mapping[str, Any], message: str) -> None:
+        """``ValueError`` naming the first text column this module takes that is ``None``
+        while another is given (evaluate would fail inside Arrow, or with its format message)."""
+        fields = [f for f in ("predictions", "references", "sources") if f in self._feature_names()]
+        given = [f for f in fields if batch.get(f) is not None]
+        missing = [f for f in fields if batch.get(f) is None]
+        if given and missing:
+            raise ValueError(message.format(field=missing[0], one=missing[0][:-1] if missing[0] != "sources" else "source",
+                                            given=given[0]))
 
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Add one prediction and its reference(s), checked and normalised as in
         :meth:`add_batch`."""
         cls = nlgmetrics.scorer_class(self.metric_name)
         given = {"predictions": prediction, "references": reference, "sources": kwargs.get("sources")}
+        self._check_missing(given, "{one} is None; pass an empty string for an empty text")
         checked = check_batch(self.metric_name, cls.multi_reference,
                               **{field: None if value is None else [value] for field, value in given.items()})
         one = {field: None if value is None else value[0] for field, value in checked.items()}
@@ -154,8 +198,46 @@ class Metric(evaluate.Metric):
             kwargs["sources"] = one["sources"]
         super().add(prediction=one["predictions"], reference=one["references"], **kwargs)
 
+    def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
+        """evaluate's ``compute``, after the options and per-segment inputs are checked: evaluate
+        drops the added batches before ``_compute`` runs, so an error there would lose them."""
+        self.check_call(predictions, kwargs)
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def call_options(self, options: dict[str, Any], extras: Mapping[str, Any]) -> dict[str, Any]:
+        """The configuration options of one ``compute`` call given its per-segment inputs
+        (a wrapper may derive an option from them, e.g. SAM's ``base``)."""
+        return options
+
+    def check_call(self, predictions: Any, kwargs: Mapping[str, Any]) -> None:
+        """Options (on top of the preset) and per-segment inputs of a ``compute`` call checked as
+        the core will: unknown or bad options, missing or unexpected per-segment inputs, their
+        length and values. ``ValueError`` if not."""
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        columns = set(self._feature_names())
+        given = {k: v for k, v in kwargs.items() if k not in columns and k not in ("return_details", "quiet")}
+        options, extras = split_extras(cls, given)
+        column_extras = {k: kwargs.get(k) for k in columns if k in cls.extra_inputs}
+        options = self.call_options(options, {**column_extras, **extras})
+        config = cls.Config.from_options(**{**self.preset, **options})
+        extras = {k: v for k, v in extras.items() if v is not None}
+        cls.check_extra_names(config, [*extras, *column_extras])
+        added = len(self.writer) if self.writer is not None else 0
+        n: int | None = added
+        if predictions is not None:  # a bare string is refused later, by add_batch
+            n = added + len(predictions) if isinstance(predictions, (list, tuple)) else None
+        for name, values in extras.items():
+            if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
+                raise ValueError(f"{name} must be a list of numbers, one per prediction")
+            if n is not None and len(values) != n:
+                raise ValueError(f"{name} has {len(values)} items but predictions has {n}")
+            for i, value in enumerate(values):
+                cls.check_extra_value(config, name, value, f"{name}[{i}]")
+
     def _compute(self, predictions: Any, references: Any = None, sources: Any = None,
                  return_details: bool = False, **kwargs: Any) -> dict[str, Any]:
+        if kwargs.get("quiet") is None and getattr(self, "load_quiet", None) is not None:
+            kwargs["quiet"] = self.load_quiet
         return compute(self.metric_name, predictions, references, sources, config_options=self.preset,
                        return_details=return_details, **kwargs)
 

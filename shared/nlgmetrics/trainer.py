@@ -2,14 +2,22 @@
 
 What the hook accepts, and the error for anything else (before any tokenizer sees it):
 token ids as a 2-D integer array (batch, length), or 3-D logits (batch, length, vocab) whose
-argmax is taken; a tuple's first element. Negative ids (``-100`` label padding, fill values)
+argmax is taken; a tuple's first element. From logits, positions that are no predictions are
+dropped before decoding: rows the Trainer filled with ``-100`` when it padded the batches to one
+length (any constant row), positions whose label is negative when the labels have the logits'
+(batch, length) shape (teacher forcing), and everything from the first predicted end-of-sequence
+token on. Negative ids (``-100`` label padding, fill values)
 are dropped before decoding (not replaced by the pad id: a tokenizer without one would have
 read them as id 0, a real token in many vocabularies). An empty evaluation set, 1-D ids, float (or other non-integer) ids, ragged
 rows and ids outside the tokenizer's vocabulary are refused with a ``ValueError``.
+
+``batch_eval_metrics=True`` (one call per batch, torch tensors): the batches are decoded as
+they come and scored together after the last one. ``eval_do_concat_batches=False`` (lists of
+per-batch arrays): each batch is decoded on its own; an error names the batch.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,6 +45,7 @@ def _token_ids(ids: Any, field: str, tokenizer: Any, extra_ids: Sequence[int] = 
         ids = ids[0]
     if ids is None:
         raise ValueError(f"{field} is None: the evaluation produced no {field}")
+    ids = _to_numpy(ids)
     try:
         arr = np.asarray(ids)
     except ValueError as err:  # ragged nested lists
@@ -48,7 +57,8 @@ def _token_ids(ids: Any, field: str, tokenizer: Any, extra_ids: Sequence[int] = 
     if arr.ndim == 3:  # logits: greedy ids
         if not np.issubdtype(arr.dtype, np.floating):
             raise ValueError(f"{field} has 3 dimensions but is not float logits (dtype {arr.dtype})")
-        arr = arr.argmax(-1)
+        padding = arr.max(-1) == arr.min(-1)  # the Trainer's -100 fill between batches: no prediction
+        arr = np.where(padding, -1, arr.argmax(-1))
     if arr.ndim != 2:
         raise ValueError(f"{field} must be token ids of shape (batch, length) or logits of shape "
                          f"(batch, length, vocab); got shape {arr.shape}")
@@ -64,27 +74,95 @@ def _token_ids(ids: Any, field: str, tokenizer: Any, extra_ids: Sequence[int] = 
     return arr
 
 
-def _decode(tokenizer: Any, ids: Any, field: str = "predictions") -> list[str]:
+def _to_numpy(ids: Any) -> Any:
+    """A torch tensor (``batch_eval_metrics`` passes them, possibly on the GPU, possibly in
+    bfloat16) as a NumPy array; anything else unchanged."""
+    if hasattr(ids, "detach"):
+        tensor = ids.detach().cpu()
+        return (tensor.float() if tensor.is_floating_point() else tensor).numpy()
+    return ids
+
+
+def _batches(ids: Any) -> list[Any] | None:
+    """With ``eval_do_concat_batches=False`` the Trainer passes a list of per-batch arrays (of
+    different widths): that list (a tuple's first element per batch), else ``None``."""
+    if not isinstance(ids, list) or not ids:
+        return None
+    items = [b[0] if isinstance(b, tuple) and b else b for b in ids]
+    return items if all(getattr(b, "ndim", 0) >= 2 for b in items) else None
+
+
+def _is_logits(ids: Any) -> bool:
+    if isinstance(ids, tuple) and ids:
+        ids = ids[0]
+    if hasattr(ids, "ndim"):
+        return ids.ndim == 3
+    try:
+        return ids is not None and np.ndim(ids) == 3
+    except ValueError:  # ragged rows: _token_ids says so
+        return False
+
+
+def _decode(tokenizer: Any, ids: Any, field: str = "predictions", labels: np.ndarray | None = None) -> list[str]:
+    """Decoded texts of ``ids`` (see the module docstring); ``labels``, the checked label ids,
+    mask the positions of 3-D logits that have the same (batch, length) shape."""
     # multilingual tokenizers (M2M-100, NLLB, mBART) may not mark language codes as special
     # (and may number them beyond len(tokenizer))
     lang_ids = set(getattr(tokenizer, "lang_code_to_id", {}).values())
+    logits = _is_logits(ids)
     arr = _token_ids(ids, field, tokenizer, sorted(lang_ids))
+    if logits:
+        if labels is not None and labels.shape == arr.shape:
+            arr = np.where(labels < 0, -1, arr)  # no label there: padding, not a prediction
+        eos = getattr(tokenizer, "eos_token_id", None)
+        if isinstance(eos, int):
+            arr = arr.copy()
+            for row in arr:
+                hits = np.flatnonzero(row == eos)
+                if hits.size:
+                    row[hits[0] + 1:] = -1  # greedy decoding stops at the end of sequence
     # negative ids (-100 label padding, fill values) are no tokens: dropped
     rows = [[t for t in row if t >= 0 and t not in lang_ids] for row in arr.tolist()]
     return [t.strip() for t in tokenizer.batch_decode(rows, skip_special_tokens=True)]
 
 
-def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = None,
+def _check_module_options(module: Any, options: dict[str, Any]) -> None:
+    """Options for an nlgmetrics ``evaluate`` module (or each one of an ``evaluate.combine``)
+    checked against its configuration now, not at the first evaluation hours into training."""
+    import nlgmetrics
+    from nlgmetrics.core.base import split_extras
+
+    for one in getattr(module, "evaluation_modules", None) or [module]:
+        name, preset = getattr(one, "metric_name", None), getattr(one, "preset", None)
+        if not name or preset is None:  # not one of ours: evaluate checks at compute
+            continue
+        cls = nlgmetrics.scorer_class(name)
+        given = {k: v for k, v in options.items() if k not in ("return_details", "quiet", "sources")}
+        opts, extras = split_extras(cls, given)
+        call_options = getattr(one, "call_options", None)
+        if call_options is not None:
+            opts = call_options(opts, extras)
+        cls.Config.from_options(**{**preset, **opts})
+
+
+def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | None = None,
                        prefix: str | None = None, **options: Any) -> Callable[[Any], dict[str, float]]:
     """Build ``compute_metrics(eval_pred) -> {name: float}``.
 
     ``metric`` is a metric name (``"sam"``), a core scorer, or an ``evaluate`` module loaded from
     ``nlgmetrics.metric_path``; ``options`` configure a name (passed to ``nlgmetrics.load``) or
-    an ``evaluate`` module (passed to ``compute``), and are refused with a core scorer, which is
-    already configured. Predictions and labels are decoded (negative ids such as ``-100``
-    dropped); ``sources`` are the evaluation set's sources, in order, for metrics that use them.
+    an ``evaluate`` module (passed to ``compute``, and checked against its configuration here,
+    when the hook is built), and are refused with a core scorer, which is already configured.
+    Predictions and labels are decoded (negative ids such as ``-100`` dropped). ``sources``, for
+    metrics that use them: ``"inputs"`` decodes them from the evaluation's inputs (training
+    argument ``include_for_metrics=["inputs"]``), so they always belong to the set evaluated; or
+    the evaluation set's sources as a list, in order, which is checked against the decoded
+    inputs when the Trainer passes them (a list for another dataset, e.g. after
+    ``trainer.predict(other)``, is an error) and only by its length when it does not.
     The returned dict holds one plain float, the corpus score, under ``prefix`` (default: the
-    metric's name); the Trainer logs it as ``eval_<prefix>``.
+    metric's name, e.g. ``rome`` for an ``evaluate`` module too); the Trainer logs it as
+    ``eval_<prefix>``. With ``evaluate.combine`` of several modules, each module's score is under
+    its name (``<prefix>_<name>`` with a prefix).
     """
     import nlgmetrics
 
@@ -98,24 +176,128 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | None = 
         if options and hasattr(scorer, "score"):
             raise ValueError(f"options {sorted(options)} cannot change an already built scorer; pass them to "
                              f"nlgmetrics.load({name!r}, ...) or pass the metric's name with them")
+        if options:
+            _check_module_options(scorer, options)
     key = prefix or name
 
-    def compute_metrics(eval_pred: Any) -> dict[str, float]:
-        predictions, labels = eval_pred[0], eval_pred[1]
-        hyps, refs = _decode(tokenizer, predictions, "predictions"), _decode(tokenizer, labels, "labels")
+    def decode_batch(predictions: Any, labels: Any) -> tuple[list[str], list[str]]:
+        label_ids = None
+        if _is_logits(predictions):  # the labels mask the logits' padding positions
+            lang_ids = sorted(set(getattr(tokenizer, "lang_code_to_id", {}).values()))
+            label_ids = _token_ids(labels, "labels", tokenizer, lang_ids)
+        hyps = _decode(tokenizer, predictions, "predictions", label_ids)
+        refs = _decode(tokenizer, labels, "labels")
         if len(hyps) != len(refs):
             raise ValueError(f"the evaluation produced {len(hyps)} predictions but {len(refs)} labels")
-        srcs = None
-        if sources is not None:
-            if len(sources) != len(hyps):
-                raise ValueError(f"sources has {len(sources)} items but the evaluation produced {len(hyps)} predictions")
-            srcs = list(sources)
+        return hyps, refs
+
+    def decode(predictions: Any, labels: Any) -> tuple[list[str], list[str]]:
+        pred_batches, label_batches = _batches(predictions), _batches(labels)
+        if pred_batches is None and label_batches is None:
+            return decode_batch(predictions, labels)
+        if pred_batches is None or label_batches is None or len(pred_batches) != len(label_batches):
+            raise ValueError("with eval_do_concat_batches=False the predictions and the labels must both be lists of "
+                             f"per-batch arrays, one per batch; got {type(predictions).__name__} and {type(labels).__name__}"
+                             + (f" of {len(pred_batches)} and {len(label_batches)} batches"
+                                if pred_batches is not None and label_batches is not None else ""))
+        hyps, refs = [], []
+        for i, (p, t) in enumerate(zip(pred_batches, label_batches)):
+            try:
+                h, r = decode_batch(p, t)
+            except ValueError as err:
+                raise ValueError(f"evaluation batch {i} (eval_do_concat_batches=False): {err}") from None
+            hyps += h
+            refs += r
+        return hyps, refs
+
+    def decode_inputs(inputs: Any) -> list[str]:
+        if isinstance(inputs, Mapping):  # batch_eval_metrics passes the batch itself
+            if "input_ids" not in inputs:
+                raise ValueError(f"the evaluation's inputs have no input_ids (keys: {', '.join(inputs)})")
+            inputs = inputs["input_ids"]
+        batches = _batches(inputs)
+        if batches is None:
+            return _decode(tokenizer, inputs, "inputs")
+        return [text for batch in batches for text in _decode(tokenizer, batch, "inputs")]
+
+    def decode_all(eval_pred: Any) -> tuple[list[str], list[str], list[str] | None]:
+        hyps, refs = decode(eval_pred[0], eval_pred[1])
+        inputs = getattr(eval_pred, "inputs", None) if sources is not None else None
+        if inputs is None and from_inputs:
+            raise ValueError("sources='inputs' needs the evaluation's inputs: set include_for_metrics=['inputs'] "
+                             "in the training arguments")
+        srcs = None if inputs is None else decode_inputs(inputs)
+        if srcs is not None and len(srcs) != len(hyps):
+            raise ValueError(f"the evaluation produced {len(srcs)} inputs but {len(hyps)} predictions")
+        return hyps, refs, srcs
+
+    from_inputs = isinstance(sources, str)
+    if from_inputs and sources != "inputs":
+        raise ValueError(f"sources must be a list of texts or 'inputs' (decoded from the evaluation's inputs), got {sources!r}")
+    fixed = None if sources is None or from_inputs else list(sources)
+    roundtrip: list[str] = []  # the fixed sources as the tokenizer gives them back, once
+
+    def check_fixed(inputs: list[str]) -> None:
+        """A fixed sources list against the decoded inputs of the same evaluation: each source,
+        encoded and decoded, must start with its input (truncation keeps a prefix)."""
+        assert fixed is not None
+        if not roundtrip:
+            ids = tokenizer(fixed, add_special_tokens=True)["input_ids"]
+            roundtrip.extend(t.strip() for t in tokenizer.batch_decode(ids, skip_special_tokens=True))
+        for i, (given, seen) in enumerate(zip(roundtrip, inputs)):
+            if not given.startswith(seen):
+                raise ValueError(f"sources[{i}] ({fixed[i][:60]!r}) is not the evaluation's input {i} ({seen[:60]!r}): "
+                                 "the sources list belongs to another dataset (trainer.predict(other)?); build the "
+                                 "hook with sources='inputs' to take the sources from the inputs")
+
+    gathered: tuple[list[str], list[str], list[str]] = ([], [], [])  # batch_eval_metrics: the batches so far
+
+    def compute_metrics(eval_pred: Any, compute_result: bool | None = None) -> dict[str, float]:
+        """``compute_result`` (``batch_eval_metrics=True``): the Trainer calls once per batch;
+        the batches are decoded and kept, and scored together when it is ``True``."""
+        if compute_result is None:
+            return score(*decode_all(eval_pred))
+        try:
+            hyps, refs, srcs = decode_all(eval_pred)
+        except ValueError:
+            for texts in gathered:
+                texts.clear()
+            raise
+        gathered[0].extend(hyps)
+        gathered[1].extend(refs)
+        if srcs is not None:
+            gathered[2].extend(srcs)
+        if not compute_result:
+            return {}
+        hyps, refs, inputs = list(gathered[0]), list(gathered[1]), list(gathered[2])
+        for texts in gathered:
+            texts.clear()
+        if not hyps:
+            raise ValueError("predictions is empty: the evaluation set has no examples, so there is nothing to score")
+        return score(hyps, refs, inputs if len(inputs) == len(hyps) else None)
+
+    def score(hyps: list[str], refs: list[str], inputs: list[str] | None) -> dict[str, float]:
+        srcs = inputs if from_inputs else None
+        if fixed is not None:
+            if len(fixed) != len(hyps):
+                raise ValueError(f"sources has {len(fixed)} items but the evaluation produced {len(hyps)} predictions")
+            if inputs is not None:
+                check_fixed(inputs)
+            srcs = fixed
         if hasattr(scorer, "score"):
             result = scorer.score(hyps, refs, srcs)
             return {key: float(result.score)}
         kwargs = {"predictions": hyps, "references": refs, **options}
         if srcs is not None:
             kwargs["sources"] = srcs
-        return {key: float(scorer.compute(**kwargs)["score"])}  # an evaluate.Metric
+        out = scorer.compute(**kwargs)  # an evaluate module
+        if "score" in out:
+            return {key: float(out["score"])}
+        # evaluate.combine of several modules: "<name>_score" each, logged as eval_<name>
+        combined = {k[:-len("_score")]: float(v) for k, v in out.items()
+                    if k.endswith("_score") and isinstance(v, (int, float))}
+        if not combined:
+            raise ValueError(f"the evaluate module returned no 'score' (keys: {', '.join(out)})")
+        return {f"{prefix}_{k}" if prefix else k: v for k, v in combined.items()}
 
     return compute_metrics
