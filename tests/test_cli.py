@@ -329,6 +329,13 @@ def test_meta_eval_system_field_is_a_name_and_rows_without_one_are_counted(toy, 
     full = _meta_rows(tmp_path, [1, 2] + names[2:])  # integers are names too
     assert cli.main(["meta-eval", "toy", full, "--human", "human", "--bootstrap", "20", "--json", "-q"]) == 0
     assert _json(capsys)["n_system_rows"] == 10
+    # pandas writes an integer column with gaps as floats: 1.0 is the system 1
+    ints = _meta_rows(tmp_path, [1, 2, 3] * 3 + [1])
+    assert cli.main(["meta-eval", "toy", ints, "--human", "human", "--bootstrap", "20", "--json", "-q"]) == 0
+    by_int = _json(capsys)
+    floats = _meta_rows(tmp_path, [1.0, 2.0, 3.0] * 3 + [1])
+    assert cli.main(["meta-eval", "toy", floats, "--human", "human", "--bootstrap", "20", "--json", "-q"]) == 0
+    assert _json(capsys) == by_int and by_int["n_systems"] == 3
     data = _meta_rows(tmp_path, [None] * 10)
     assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "20", "-q"]) == 0
     assert "(no system-level correlation: no row has a system in 'system')" in capsys.readouterr().out
@@ -340,23 +347,34 @@ def test_reduce_refuses_a_repeated_option_key(toy, tmp_path, capsys):
            match="option mode given twice (-o mode=max and -o mode=none)")
 
 
-def test_warnings_print_as_one_line_while_the_cli_runs(toy, corpus, capsys, monkeypatch):
+def test_warnings_print_as_one_line_while_the_cli_runs(toy, corpus, tmp_path):
     """Warnings printed in Python's two-line form with the source path and code line; on the
-    command line they are one 'warning: <message>' line, and library callers keep Python's own."""
+    command line they are one 'warning: <message>' line (here: a carriage return inside a line,
+    warned once although the command reads the file twice), and a caller recording warnings
+    still records them (replacing showwarning had bypassed catch_warnings(record=True))."""
     import warnings
 
-    original = toy.score_segments
-
-    def warns(self, inputs):
-        warnings.warn("texts were cut\n  to the limit", UserWarning, stacklevel=1)
-        return original(self, inputs)
-
-    monkeypatch.setattr(toy, "score_segments", warns)
-    before = warnings.showwarning
-    assert cli.main(["score", "toy", "-p", corpus["hyp"], "-r", corpus["ref"], "-q"]) == 0
-    err = capsys.readouterr().err
-    assert err.splitlines() == ["warning: texts were cut to the limit"], err
-    assert warnings.showwarning is before
+    mac = tmp_path / "mac.txt"
+    mac.write_bytes(b"the cat\rsat\n" + "".join(f"{h}\n" for h in HYPS[1:]).encode())
+    code = ("import sys, nlgmetrics; nlgmetrics.REGISTRY['toy'] = ('toy_scorers', 'ToyChrf');"
+            "from nlgmetrics.cli import main; sys.exit(main())")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-c", code, "score", "toy", "-p", str(mac), "-r", corpus["ref"], "-q"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [f"warning: {mac}, line 1: a carriage return (\\r) inside the line; only "
+                                        "\\n ends a line, so a file with old Mac line ends (\\r alone) reads as "
+                                        "one line"], proc.stderr
+    before = warnings.formatwarning
+    other = tmp_path / "mac2.txt"
+    other.write_bytes(mac.read_bytes())
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert cli.main(["score", "toy", "-p", str(other), "-r", corpus["ref"], "-q"]) == 0
+    assert [str(w.message) for w in seen if "carriage return" in str(w.message)] == [
+        f"{other}, line 1: a carriage return (\\r) inside the line; only \\n ends a line, so a file with old "
+        "Mac line ends (\\r alone) reads as one line"]
+    assert warnings.formatwarning is before
 
 
 def test_a_closed_stdout_ends_quietly_with_141(tmp_path):

@@ -289,3 +289,14 @@ def test_lone_surrogates_are_replaced_as_in_the_core(name, field, request):
     for i in range(2):
         module.add_batch(**{k: v[i:i + 1] for k, v in inputs.items()})
     assert module.compute(**options)["scores"] == pytest.approx(expected)
+
+
+def test_an_option_named_like_evaluates_own_argument_warns_at_load(tmp_path):
+    """DATScore's cache_dir (its translation cache) is also evaluate.load's cache_dir (the Arrow
+    data directory): evaluate takes it, silently before; now a warning says it does not reach
+    the scorer."""
+    path = Path(__file__).resolve().parent.parent / "metrics" / "datscore"
+    with pytest.warns(UserWarning, match="cache_dir given to evaluate.load is evaluate's own argument and does "
+                                         "not reach datscore's option"):
+        module = evaluate.load(str(path), "reference", cache_dir=str(tmp_path))
+    assert "cache_dir" not in module.preset

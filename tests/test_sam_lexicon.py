@@ -151,3 +151,22 @@ def test_cli_lexicon_errors_exit_2_with_one_line(tmp_path, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert info.value.code == 2, (spec, err)
         assert len(err) == 1 and err[0].startswith("error: ") and message in err[0], (spec, err)
+
+
+def test_mapping_values_may_be_any_real_number():
+    """numpy scalars (a pandas Series' values), Decimal and Fraction are numbers; the float 0.5
+    in any of these types gives the same lexicon (its name digests the values)."""
+    import decimal
+    import fractions
+
+    import numpy as np
+
+    from nlgmetrics.sentiment import LexiconError, load_lexicon
+
+    plain = load_lexicon({"good#a": 0.5})
+    for value in (np.float32(0.5), np.float64(0.5), decimal.Decimal("0.5"), fractions.Fraction(1, 2)):
+        assert load_lexicon({"good#a": value}).name == plain.name
+    assert load_lexicon({"good#a": np.int64(1)}).name == load_lexicon({"good#a": 1.0}).name
+    for bad in (np.bool_(True), True, "0.5", None):
+        with pytest.raises(LexiconError, match="good#a"):
+            load_lexicon({"good#a": bad})

@@ -14,6 +14,7 @@ import hashlib
 import inspect
 import os
 import shutil
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -135,6 +136,12 @@ class Metric(evaluate.Metric):
     REFERENCE_URLS: ClassVar[Sequence[str]] = ()
 
     def __init__(self, config_name: str | None = None, **kwargs: Any) -> None:
+        names = set(nlgmetrics.scorer_class(self.metric_name).Config.names())
+        for name in sorted(k for k in _EVALUATE_INIT & names if kwargs.get(k) is not None):
+            # evaluate takes it as its own argument (cache_dir: its Arrow data directory)
+            warnings.warn(f"{name} given to evaluate.load is evaluate's own argument and does not reach "
+                          f"{self.metric_name}'s option of the same name; pass {name} to compute(...) for that",
+                          stacklevel=3)
         own = {k: v for k, v in kwargs.items() if k in _EVALUATE_INIT}
         options = {k: v for k, v in kwargs.items() if k not in _EVALUATE_INIT}
         self.load_quiet = options.pop("quiet", None)

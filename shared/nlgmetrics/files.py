@@ -7,10 +7,10 @@ and, for a row, the line: ``hyp.txt: no such file``, ``data.jsonl, line 2: not v
 
 Lines: UTF-8, one item per ``\\n``-terminated line (a final line without ``\\n`` counts; a
 ``\\r`` before the ``\\n`` is dropped, a stray ``\\r`` inside a line stays, with a warning
-once per file); a leading byte order mark is stripped (UTF-16 is refused by name); an empty
-file holds no line, a file of one empty line holds one empty item. Only regular files are read
-(not pipes or standard input: the command line reads its inputs more than once; ``/dev/null``
-is an empty file). Gzip is recognised by its magic bytes (the ``.gz`` suffix is not needed, and a ``.gz``
+once per file and process); a leading byte order mark is stripped (UTF-16 is refused by name);
+an empty file holds no line, a file of one empty line holds one empty item. Only regular files
+are read (not pipes or standard input: the command line reads its inputs more than once;
+``/dev/null`` is an empty file). Gzip is recognised by its magic bytes (the ``.gz`` suffix is not needed, and a ``.gz``
 file that is not gzip is an error).
 """
 from __future__ import annotations
@@ -44,6 +44,8 @@ Row = Tuple[int, Dict[str, Any]]  # (line number, row)
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+#: files already warned about a carriage return inside a line (once per file and process)
+_CR_WARNED: set[str] = set()
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -148,7 +150,6 @@ def iter_lines(path: PathLike, label: Optional[str] = None, *, max_line_bytes: O
     longer than ``max_line_bytes`` (when given) is an error, so a crafted file cannot make a
     reader hold gigabytes."""
     name = _name(path, label)
-    warned = False
     with open_binary(path, label) as fh:
         lines = enumerate(_raw_lines(fh, name, max_line_bytes), start=1)
         while True:
@@ -161,8 +162,8 @@ def iter_lines(path: PathLike, label: Optional[str] = None, *, max_line_bytes: O
             if lineno == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM):]
             line = _chomp(_decode(raw, name, lineno))
-            if "\r" in line and not warned:
-                warned = True
+            if "\r" in line and name not in _CR_WARNED:  # once per file: the CLI reads a file more than once
+                _CR_WARNED.add(name)
                 warnings.warn(f"{name}, line {lineno}: a carriage return (\\r) inside the line; only \\n ends a "
                               "line, so a file with old Mac line ends (\\r alone) reads as one line", stacklevel=2)
             yield line
@@ -263,7 +264,8 @@ def iter_csv(path: PathLike, delimiter: str = ",", label: Optional[str] = None, 
     except csv.Error as err:
         kind = "TSV" if delimiter == "\t" else "CSV"
         raise InputFileError(f"{name}, line {reader.line_num}: not valid {kind} ({err}); a cell that starts with "
-                             '" is quoted: close it, and double every " inside it') from None
+                             '" is read as a quoted cell, which must end with " and double every " inside it '
+                             "(write such cells quoted, as spreadsheets and pandas do, or use JSON lines)") from None
 
 
 def iter_rows(path: PathLike, fmt: Optional[str] = None, label: Optional[str] = None) -> Iterator[Row]:

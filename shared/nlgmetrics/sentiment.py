@@ -22,10 +22,12 @@ the table lacks get a rule (lowercase form, capitalised -> proper noun, else Wor
 """
 from __future__ import annotations
 
+import decimal
 import functools
 import gzip
 import hashlib
 import math
+import numbers
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -164,7 +166,9 @@ def _read_file(path: str) -> Lexicon:
 
 
 def _mapping_value(raw_key: Any, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    # any real number (numpy scalars, Decimal, Fraction: a pandas Series' values are numpy), never
+    # a bool or a string
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, decimal.Decimal)):
         raise LexiconError(f"lexicon: the value of {raw_key!r} is {value!r:.60}; lexicon scores are numbers in [-1, 1]")
     try:
         return float(value)

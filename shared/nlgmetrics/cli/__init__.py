@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from typing import Any, List, Optional, Sequence, TextIO
+from typing import Any, List, Optional, Sequence
 
 import nlgmetrics
 from nlgmetrics.cli.commands import cmd_demo, cmd_list, cmd_meta_eval, cmd_reduce
@@ -123,13 +123,9 @@ def _delegate(module: str, argv: List[str]) -> int:
 BROKEN_PIPE_EXIT = 141
 
 
-def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Optional[TextIO] = None,
-                  line: Optional[str] = None) -> None:
+def _format_warning(message: Any, category: Any, filename: str, lineno: int, line: Optional[str] = None) -> str:
     """``warning: <message>`` on one line (no source path or code line), for the command line."""
-    try:
-        print("warning: " + (" ".join(str(message).split()) or category.__name__), file=file or sys.stderr)
-    except (OSError, ValueError):  # stderr closed: the warning is lost, as Python's own would be
-        pass
+    return "warning: " + (" ".join(str(message).split()) or category.__name__) + "\n"
 
 
 def _quiet_stdout() -> None:
@@ -148,9 +144,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; errors raise :class:`CLIError` (a ``SystemExit``) after printing
     one ``error:`` line. Warnings print as one ``warning:`` line while it runs; a closed
     standard output ends it quietly with exit code 141."""
-    with warnings.catch_warnings():
-        warnings.showwarning = _show_warning
+    # the format only: a caller recording warnings (catch_warnings(record=True), pytest.warns)
+    # still records them, which replacing showwarning would have bypassed
+    previous = warnings.formatwarning
+    warnings.formatwarning = _format_warning
+    try:
         return _main(argv)
+    finally:
+        warnings.formatwarning = previous
 
 
 def _main(argv: Optional[Sequence[str]]) -> int:

@@ -160,10 +160,13 @@ def _ci(args: argparse.Namespace, statistic: Any, *arrays: Any) -> Optional[List
 
 
 def _systems(rows: List[files.Row], key: str, path: str) -> List[Any]:
-    """Each row's system name (a string or an integer), or None where the row has none or null."""
+    """Each row's system name (a string or an integer; a whole float such as 1.0 is the integer),
+    or None where the row has none or null."""
     out = []
     for row in rows:
         value = files.field(row, key, path, default=None)
+        if isinstance(value, float) and value.is_integer():  # pandas writes an integer column with gaps as floats
+            value = int(value)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
             raise CLIError(f"{path}, line {row[0]}: system {value!r:.60} in {key!r} is not a string or "
                            "an integer")

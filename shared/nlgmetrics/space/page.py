@@ -107,8 +107,8 @@ def all_warnings(spec: SpaceSpec, scorer: Any, result: MetricResult, inputs: Dic
     empty = sum(not str(p).strip() for p in inputs["predictions"])
     if empty:  # a stray blank line (a trailing one, say) is a segment, as in a file, and moves the score
         out.append(("empty", f"{empty} of {len(inputs['predictions'])} prediction(s) are empty and are scored as "
-                             "empty texts: a blank line is a segment, as in a file. Remove blank lines you did "
-                             "not mean."))
+                             "empty texts (in the text boxes a blank line is a segment, as in a file): remove "
+                             "blank lines or empty rows you did not mean."))
     if spec.english_only:
         refs = inputs.get("references") or []
         texts = list(inputs["predictions"]) + [r for ref in refs for r in reference_group(ref)]
