@@ -233,14 +233,50 @@ def test_logits_padding_rows_and_positions_after_eos_are_not_decoded(word_tok):
     labels = np.array([[1, 2, 3, 4, -100, -100], [0, 2, 4, -100, -100, -100]])
     assert _decode(word_tok, logits) == ["a cat sat", "the cat"]
     assert hook(word_tok)((logits, labels))["chrf-src"] == pytest.approx(100.0)
-    # predictions past the label's end (aligned labels, teacher forcing) are dropped
+    # predictions past the label's end (aligned labels, teacher forcing) are dropped on request
     past = one_hot_logits([[1, 2, 3, 2, 2, 2], [0, 2, 2, 1, 1, 1]])
     labels2 = np.array([[1, 2, 3, -100, -100, -100], [0, 2, -100, -100, -100, -100]])
-    assert hook(word_tok)((past, labels2))["chrf-src"] == pytest.approx(100.0)
+    seq2seq = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, align_labels="seq2seq")
+    assert seq2seq((past, labels2))["chrf-src"] == pytest.approx(100.0)
     # labels of another length: the cut at the first end-of-sequence token still applies
     after_eos = one_hot_logits([[1, 2, 3, 4, 2, 1], [0, 2, 4, 3, 3, 3]])
     short = np.array([[1, 2, 3, 4], [0, 2, 4, -100]])
     assert hook(word_tok)((after_eos, short))["chrf-src"] == pytest.approx(100.0)
+
+
+def test_causal_lm_labels_are_not_taken_as_seq2seq_aligned(word_tok):
+    """A causal LM's labels are its inputs with the prompt at -100, not shifted against the
+    logits (logit t predicts token t + 1). A perfect model, prompt 'the cat', answer 'sat </s>',
+    decoded to '' (every prediction masked by the seq2seq alignment)."""
+    labels = np.array([[-100, -100, 3, 4]])
+    logits = one_hot_logits([[2, 3, 4, 0]])
+    assert hook(word_tok)((logits, labels))["chrf-src"] > 0
+    assert SourceAwareChrf.calls[-1].predictions == ["cat sat"]  # the prompt's prediction included
+    causal = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, align_labels="causal")
+    assert causal((logits, labels))["chrf-src"] == pytest.approx(100.0)
+    assert SourceAwareChrf.calls[-1].predictions == ["sat"]
+    with pytest.raises(ValueError, match="align_labels must be None, 'seq2seq' or 'causal'"):
+        nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, align_labels="shifted")
+    with pytest.raises(ValueError, match=r"align_labels='causal' needs predictions of the labels' \(batch, length\)"):
+        causal((np.array([[2, 3, 4]]), labels))
+
+
+@pytest.mark.parametrize("align", [None, "seq2seq", "causal"])
+def test_logits_and_their_argmax_decode_alike(word_tok, align):
+    """preprocess_logits_for_metrics returning the argmax gave 2-D ids that got no padding
+    mask and no EOS cut: the same outputs scored 100 as logits and 66.2 as ids."""
+    logits = one_hot_logits([[1, 2, 3, 4, 2], [0, 2, 4, 3]], pad_to=5)  # a -100 padding row
+    ids = np.where(logits.max(-1) == logits.min(-1), -100, logits.argmax(-1))  # as the Trainer pads ids
+    labels = np.array([[1, 2, 3, 4, -100], [0, 2, 4, -100, -100]])
+    fn = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, align_labels=align)
+    from_logits = fn((logits, labels))["chrf-src"]
+    decoded = SourceAwareChrf.calls[-1].predictions
+    assert fn((ids, labels))["chrf-src"] == from_logits
+    assert SourceAwareChrf.calls[-1].predictions == decoded
+    if align != "causal":
+        assert decoded == ["a cat sat", "the cat"] and from_logits == pytest.approx(100.0)
+    # an EOS in the first position is a decoder start token (BART, M2M-100), not the end
+    assert _decode(word_tok, np.array([[4, 1, 2, 4, 3]])) == ["a cat"]
 
 
 def test_options_for_an_evaluate_module_are_checked_when_the_hook_is_built(word_tok):

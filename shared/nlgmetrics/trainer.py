@@ -2,11 +2,16 @@
 
 What the hook accepts, and the error for anything else (before any tokenizer sees it):
 token ids as a 2-D integer array (batch, length), or 3-D logits (batch, length, vocab) whose
-argmax is taken; a tuple's first element. From logits, positions that are no predictions are
-dropped before decoding: rows the Trainer filled with ``-100`` when it padded the batches to one
-length (any constant row), positions whose label is negative when the labels have the logits'
-(batch, length) shape (teacher forcing), and everything from the first predicted end-of-sequence
-token on. Negative ids (``-100`` label padding, fill values)
+argmax is taken; a tuple's first element. Ids and logits are treated alike, so logits and their
+argmax (``preprocess_logits_for_metrics``) decode to the same texts: rows the Trainer filled
+with ``-100`` when it padded the batches to one length (negative ids; for logits any constant
+row) are no predictions, and a prediction ends at its first end-of-sequence token (everything
+after it is dropped; an end-of-sequence token in the first position does not count, as BART,
+mBART and M2M-100 start generation with it). Positions are masked by the labels only on request
+(``align_labels``: ``"seq2seq"``, logit *t* predicts label *t*; ``"causal"``, logit *t* predicts
+label *t + 1*, a causal LM whose labels are its inputs with the prompt set to ``-100``); by
+default nothing is masked, so a causal LM's teacher-forced predictions include the prompt.
+Negative ids (``-100`` label padding, fill values)
 are dropped before decoding (not replaced by the pad id: a tokenizer without one would have
 read them as id 0, a real token in many vocabularies). An empty evaluation set, 1-D ids, float (or other non-integer) ids, ragged
 rows and ids outside the tokenizer's vocabulary are refused with a ``ValueError``.
@@ -92,35 +97,39 @@ def _batches(ids: Any) -> list[Any] | None:
     return items if all(getattr(b, "ndim", 0) >= 2 for b in items) else None
 
 
-def _is_logits(ids: Any) -> bool:
-    if isinstance(ids, tuple) and ids:
-        ids = ids[0]
-    if hasattr(ids, "ndim"):
-        return ids.ndim == 3
-    try:
-        return ids is not None and np.ndim(ids) == 3
-    except ValueError:  # ragged rows: _token_ids says so
-        return False
+ALIGN_LABELS = (None, "seq2seq", "causal")
 
 
-def _decode(tokenizer: Any, ids: Any, field: str = "predictions", labels: np.ndarray | None = None) -> list[str]:
+def _label_mask(arr: np.ndarray, labels: np.ndarray, align: str) -> np.ndarray:
+    """``arr`` with the positions that predict no label (``-100``) set to ``-1``: ``align``
+    ``"seq2seq"`` pairs position *t* with label *t*, ``"causal"`` with label *t + 1*."""
+    if labels.shape != arr.shape:
+        raise ValueError(f"align_labels={align!r} needs predictions of the labels' (batch, length) shape "
+                         f"{labels.shape}, got {arr.shape} (teacher-forced logits or their argmax, not generated ids)")
+    keep = labels >= 0
+    if align == "causal":  # logit t predicts token t + 1; the last one predicts nothing labelled
+        keep = np.concatenate([keep[:, 1:], np.zeros_like(keep[:, :1])], axis=1)
+    return np.where(keep, arr, -1)
+
+
+def _decode(tokenizer: Any, ids: Any, field: str = "predictions", labels: np.ndarray | None = None,
+            align: str | None = None, cut_eos: bool = True) -> list[str]:
     """Decoded texts of ``ids`` (see the module docstring); ``labels``, the checked label ids,
-    mask the positions of 3-D logits that have the same (batch, length) shape."""
+    mask the positions as ``align`` says; ``cut_eos``: a row ends at its first end-of-sequence
+    token (predictions; not labels or inputs)."""
     # multilingual tokenizers (M2M-100, NLLB, mBART) may not mark language codes as special
     # (and may number them beyond len(tokenizer))
     lang_ids = set(getattr(tokenizer, "lang_code_to_id", {}).values())
-    logits = _is_logits(ids)
     arr = _token_ids(ids, field, tokenizer, sorted(lang_ids))
-    if logits:
-        if labels is not None and labels.shape == arr.shape:
-            arr = np.where(labels < 0, -1, arr)  # no label there: padding, not a prediction
-        eos = getattr(tokenizer, "eos_token_id", None)
-        if isinstance(eos, int):
-            arr = arr.copy()
-            for row in arr:
-                hits = np.flatnonzero(row == eos)
-                if hits.size:
-                    row[hits[0] + 1:] = -1  # greedy decoding stops at the end of sequence
+    if align is not None and labels is not None:
+        arr = _label_mask(arr, labels, align)
+    eos = getattr(tokenizer, "eos_token_id", None)
+    if cut_eos and isinstance(eos, int):
+        arr = arr.copy()
+        for row in arr:
+            hits = np.flatnonzero(row[1:] == eos)  # a first-position EOS is a decoder start token
+            if hits.size:
+                row[hits[0] + 2:] = -1  # greedy decoding stops at the end of sequence
     # negative ids (-100 label padding, fill values) are no tokens: dropped
     rows = [[t for t in row if t >= 0 and t not in lang_ids] for row in arr.tolist()]
     return [t.strip() for t in tokenizer.batch_decode(rows, skip_special_tokens=True)]
@@ -146,7 +155,8 @@ def _check_module_options(module: Any, options: dict[str, Any]) -> None:
 
 
 def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | None = None,
-                       prefix: str | None = None, **options: Any) -> Callable[[Any], dict[str, float]]:
+                       prefix: str | None = None, align_labels: str | None = None,
+                       **options: Any) -> Callable[[Any], dict[str, float]]:
     """Build ``compute_metrics(eval_pred) -> {name: float}``.
 
     ``metric`` is a metric name (``"sam"``), a core scorer, or an ``evaluate`` module loaded from
@@ -163,8 +173,17 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | N
     metric's name, e.g. ``rome`` for an ``evaluate`` module too); the Trainer logs it as
     ``eval_<prefix>``. With ``evaluate.combine`` of several modules, each module's score is under
     its name (``<prefix>_<name>`` with a prefix).
+
+    ``align_labels`` (teacher-forced logits, or their argmax, without ``predict_with_generate``):
+    ``None`` (default) masks nothing; ``"seq2seq"`` keeps the predictions at positions whose
+    label is not ``-100``; ``"causal"`` keeps those whose *next* label is not ``-100`` (a causal
+    LM's labels are its inputs with the prompt set to ``-100``, and logit *t* predicts token
+    *t + 1*), so only the answer is scored.
     """
     import nlgmetrics
+
+    if align_labels not in ALIGN_LABELS:
+        raise ValueError(f"align_labels must be None, 'seq2seq' or 'causal', got {align_labels!r}")
 
     if isinstance(metric, str):
         name = metric
@@ -182,11 +201,11 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | N
 
     def decode_batch(predictions: Any, labels: Any) -> tuple[list[str], list[str]]:
         label_ids = None
-        if _is_logits(predictions):  # the labels mask the logits' padding positions
+        if align_labels is not None:  # the labels mask the positions that predict nothing
             lang_ids = sorted(set(getattr(tokenizer, "lang_code_to_id", {}).values()))
             label_ids = _token_ids(labels, "labels", tokenizer, lang_ids)
-        hyps = _decode(tokenizer, predictions, "predictions", label_ids)
-        refs = _decode(tokenizer, labels, "labels")
+        hyps = _decode(tokenizer, predictions, "predictions", label_ids, align_labels)
+        refs = _decode(tokenizer, labels, "labels", cut_eos=False)
         if len(hyps) != len(refs):
             raise ValueError(f"the evaluation produced {len(hyps)} predictions but {len(refs)} labels")
         return hyps, refs
@@ -217,8 +236,8 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | N
             inputs = inputs["input_ids"]
         batches = _batches(inputs)
         if batches is None:
-            return _decode(tokenizer, inputs, "inputs")
-        return [text for batch in batches for text in _decode(tokenizer, batch, "inputs")]
+            return _decode(tokenizer, inputs, "inputs", cut_eos=False)
+        return [text for batch in batches for text in _decode(tokenizer, batch, "inputs", cut_eos=False)]
 
     def decode_all(eval_pred: Any) -> tuple[list[str], list[str], list[str] | None]:
         hyps, refs = decode(eval_pred[0], eval_pred[1])
