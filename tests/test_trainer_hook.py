@@ -327,6 +327,38 @@ def test_batch_eval_metrics_and_unconcatenated_batches_score_as_one_evaluation(t
     assert len(SourceAwareChrf.calls) == 1  # scored once, after the last batch
 
 
+def test_an_interrupted_batch_evaluation_does_not_leak_into_the_next(tiny_seq2seq, tmp_path):
+    """batch_eval_metrics kept the batches gathered until the last batch or a ValueError: an
+    evaluation interrupted after its first batch had that batch scored with the next one's."""
+    from transformers import DataCollatorForSeq2Seq, Seq2SeqTrainer, Seq2SeqTrainingArguments, TrainerCallback
+
+    targets = ["le chat", "un chien aboie", "il pleut a paris", "bonjour"]
+    tok, model, data = seq2seq_data(tiny_seq2seq, SOURCES, targets)
+
+    class Interrupt(TrainerCallback):
+        armed = True
+
+        def on_prediction_step(self, args, state, control, **kwargs):
+            self.steps = getattr(self, "steps", 0) + 1
+            if self.armed and self.steps == 2:  # after the first batch went to the hook
+                raise KeyboardInterrupt
+
+    interrupt = Interrupt()
+    args = Seq2SeqTrainingArguments(output_dir=str(tmp_path), per_device_eval_batch_size=3, batch_eval_metrics=True,
+                                    predict_with_generate=True, generation_max_length=8,
+                                    report_to=[], use_cpu=True, disable_tqdm=True)
+    trainer = Seq2SeqTrainer(model=model, args=args, eval_dataset=data, processing_class=tok,
+                             data_collator=DataCollatorForSeq2Seq(tok, model=model), callbacks=[interrupt],
+                             compute_metrics=nlgmetrics.compute_metrics_fn(SourceAwareChrf(), tok))
+    SourceAwareChrf.calls.clear()
+    with pytest.raises(KeyboardInterrupt):
+        trainer.evaluate()
+    assert SourceAwareChrf.calls == []
+    interrupt.armed = False
+    trainer.evaluate()
+    assert SourceAwareChrf.calls[-1].references == targets  # not the first batch twice
+
+
 def test_batches_in_the_hook_directly(word_tok):
     torch_ids = torch.tensor([[1, 2, 3, 4], [0, 2, 4, -100]])
     fn = hook(word_tok)

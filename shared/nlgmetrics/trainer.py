@@ -17,11 +17,14 @@ read them as id 0, a real token in many vocabularies). An empty evaluation set, 
 rows and ids outside the tokenizer's vocabulary are refused with a ``ValueError``.
 
 ``batch_eval_metrics=True`` (one call per batch, torch tensors): the batches are decoded as
-they come and scored together after the last one. ``eval_do_concat_batches=False`` (lists of
+they come and scored together after the last one; what was kept is forgotten after the last
+batch, on an error, and at the first batch of a new evaluation (the Trainer's evaluation loop
+says which batch it is), so an evaluation interrupted half-way does not leak into the next. ``eval_do_concat_batches=False`` (lists of
 per-batch arrays): each batch is decoded on its own; an error names the batch.
 """
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -77,6 +80,19 @@ def _token_ids(ids: Any, field: str, tokenizer: Any, extra_ids: Sequence[int] = 
         raise ValueError(f"{field}[{row}][{col}] is token id {int(arr[row, col])}, outside the tokenizer's "
                          f"vocabulary of {size} ids (a tokenizer that does not match the model?)")
     return arr
+
+
+def _trainer_step() -> int | None:
+    """The batch number of the ``Trainer.evaluation_loop`` that called the hook (its local
+    ``step``; 0 starts a new evaluation), or ``None`` when the caller is something else."""
+    try:
+        frame = sys._getframe(2)  # 0: here, 1: compute_metrics, 2: its caller
+    except ValueError:
+        return None
+    if frame.f_code.co_name != "evaluation_loop":
+        return None
+    step = frame.f_locals.get("step")
+    return step if isinstance(step, int) else None
 
 
 def _to_numpy(ids: Any) -> Any:
@@ -271,16 +287,24 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | N
 
     gathered: tuple[list[str], list[str], list[str]] = ([], [], [])  # batch_eval_metrics: the batches so far
 
+    def forget() -> None:
+        for texts in gathered:
+            texts.clear()
+
     def compute_metrics(eval_pred: Any, compute_result: bool | None = None) -> dict[str, float]:
         """``compute_result`` (``batch_eval_metrics=True``): the Trainer calls once per batch;
-        the batches are decoded and kept, and scored together when it is ``True``."""
+        the batches are decoded and kept, and scored together when it is ``True``. What was kept
+        is forgotten after the last batch, on any error, and when the Trainer's evaluation loop
+        starts a new evaluation (its first batch), so an interrupted evaluation never leaks into
+        the next."""
         if compute_result is None:
             return score(*decode_all(eval_pred))
+        if _trainer_step() == 0:
+            forget()
         try:
             hyps, refs, srcs = decode_all(eval_pred)
-        except ValueError:
-            for texts in gathered:
-                texts.clear()
+        except BaseException:
+            forget()
             raise
         gathered[0].extend(hyps)
         gathered[1].extend(refs)
@@ -288,12 +312,13 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | N
             gathered[2].extend(srcs)
         if not compute_result:
             return {}
-        hyps, refs, inputs = list(gathered[0]), list(gathered[1]), list(gathered[2])
-        for texts in gathered:
-            texts.clear()
-        if not hyps:
-            raise ValueError("predictions is empty: the evaluation set has no examples, so there is nothing to score")
-        return score(hyps, refs, inputs if len(inputs) == len(hyps) else None)
+        try:
+            hyps, refs, inputs = list(gathered[0]), list(gathered[1]), list(gathered[2])
+            if not hyps:
+                raise ValueError("predictions is empty: the evaluation set has no examples, so there is nothing to score")
+            return score(hyps, refs, inputs if len(inputs) == len(hyps) else None)
+        finally:
+            forget()
 
     def score(hyps: list[str], refs: list[str], inputs: list[str] | None) -> dict[str, float]:
         srcs = inputs if from_inputs else None
