@@ -400,9 +400,37 @@ def test_sources_from_the_inputs_and_a_fixed_list_for_another_dataset(tiny_seq2s
     fixed = trainer(SOURCES)
     fixed.evaluate()  # the list matches the inputs
     assert SourceAwareChrf.calls[-1].sources == SOURCES
-    with pytest.raises(ValueError, match=r"sources\[0\] \('the cat sat on the mat'\) is not the evaluation's input 0 "
-                                         r"\('good morning'\).*sources='inputs'"):
+    with pytest.warns(UserWarning, match=r"sources\[0\] \('the cat sat on the mat'\) is not found in the evaluation's "
+                                         r"input 0 \('good morning'\).*sources='inputs'"):
         fixed.predict(other)
+    assert SourceAwareChrf.calls[-1].sources == SOURCES  # scored, with the list given
+
+
+def test_a_fixed_sources_list_with_preprocessed_inputs(word_tok):
+    """The check that each source starts with its decoded input refused a T5-style task prefix
+    and left truncation, where before only the length was checked and runs worked."""
+    import warnings
+
+    from transformers import EvalPrediction
+
+    ids = np.array([[1, 2, 4], [0, 3, 4]])
+    sources = ["cat", "the sat the cat"]
+    inputs = np.array([[1, 2, 4], [0, 3, -100]])  # 'a cat' (prefix 'a'), 'the sat' (truncated)
+    fn = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources=sources)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert fn(EvalPrediction(ids, ids, inputs=inputs))["chrf-src"] == pytest.approx(100.0)
+    assert SourceAwareChrf.calls[-1].sources == sources
+    other = np.array([[3, 3, 4], [1, 1, 4]])
+    with pytest.warns(UserWarning, match=r"sources\[0\] \('cat'\) is not found") as seen:
+        fn(EvalPrediction(ids, ids, inputs=other))
+        fn(EvalPrediction(ids, ids, inputs=other))
+    assert len(seen) == 1  # once
+    with pytest.raises(ValueError, match="sources has 2 items but the evaluation produced 1 predictions"):
+        fn(EvalPrediction(ids[:1], ids[:1], inputs=other[:1]))
+    inputs_fn = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources="inputs")
+    inputs_fn(EvalPrediction(ids, ids, inputs=inputs))
+    assert SourceAwareChrf.calls[-1].sources == ["a cat", "the sat"]  # the task prefix passed through
 
 
 def test_sources_inputs_needs_the_inputs(word_tok):

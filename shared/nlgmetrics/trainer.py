@@ -25,6 +25,7 @@ per-batch arrays): each batch is decoded on its own; an error names the batch.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -182,9 +183,12 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | N
     Predictions and labels are decoded (negative ids such as ``-100`` dropped). ``sources``, for
     metrics that use them: ``"inputs"`` decodes them from the evaluation's inputs (training
     argument ``include_for_metrics=["inputs"]``), so they always belong to the set evaluated; or
-    the evaluation set's sources as a list, in order, which is checked against the decoded
-    inputs when the Trainer passes them (a list for another dataset, e.g. after
-    ``trainer.predict(other)``, is an error) and only by its length when it does not.
+    the evaluation set's sources as a list, in order, whose length must match the predictions
+    (else ``ValueError``) and which is compared with the decoded inputs when the Trainer passes
+    them: a source that neither contains its input nor is contained in it (a list for another
+    dataset, e.g. after ``trainer.predict(other)``) gives a warning, once. ``"inputs"`` passes
+    the inputs as the model saw them to the metric, a task prefix (T5's ``"translate English to
+    German: "``) or truncation included; give the list to score the raw sources.
     The returned dict holds one plain float, the corpus score, under ``prefix`` (default: the
     metric's name, e.g. ``rome`` for an ``evaluate`` module too); the Trainer logs it as
     ``eval_<prefix>``. With ``evaluate.combine`` of several modules, each module's score is under
@@ -271,19 +275,28 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | N
         raise ValueError(f"sources must be a list of texts or 'inputs' (decoded from the evaluation's inputs), got {sources!r}")
     fixed = None if sources is None or from_inputs else list(sources)
     roundtrip: list[str] = []  # the fixed sources as the tokenizer gives them back, once
+    warned: list[bool] = []
 
     def check_fixed(inputs: list[str]) -> None:
         """A fixed sources list against the decoded inputs of the same evaluation: each source,
-        encoded and decoded, must start with its input (truncation keeps a prefix)."""
+        encoded and decoded, should contain its input or be contained in it (truncation keeps
+        a part, a task prefix adds one); if not, a warning, once (preprocessing the hook cannot
+        see, or a list for another dataset)."""
         assert fixed is not None
+        if warned:
+            return
         if not roundtrip:
             ids = tokenizer(fixed, add_special_tokens=True)["input_ids"]
             roundtrip.extend(t.strip() for t in tokenizer.batch_decode(ids, skip_special_tokens=True))
         for i, (given, seen) in enumerate(zip(roundtrip, inputs)):
-            if not given.startswith(seen):
-                raise ValueError(f"sources[{i}] ({fixed[i][:60]!r}) is not the evaluation's input {i} ({seen[:60]!r}): "
-                                 "the sources list belongs to another dataset (trainer.predict(other)?); build the "
-                                 "hook with sources='inputs' to take the sources from the inputs")
+            if given not in seen and seen not in given:
+                warned.append(True)
+                warnings.warn(f"sources[{i}] ({fixed[i][:60]!r}) is not found in the evaluation's input {i} "
+                              f"({seen[:60]!r}) nor the input in it: if the sources list belongs to another dataset "
+                              "(trainer.predict(other)?) the scores pair the wrong sources; build the hook with "
+                              "sources='inputs' to take the sources from the inputs (this warning is given once)",
+                              stacklevel=4)
+                return
 
     gathered: tuple[list[str], list[str], list[str]] = ([], [], [])  # batch_eval_metrics: the batches so far
 
