@@ -451,3 +451,19 @@ def test_sources_inputs_with_batch_eval_metrics(word_tok):
     assert fn(first, compute_result=False) == {}
     assert fn(second, compute_result=True)["chrf-src"] == pytest.approx(100.0)
     assert SourceAwareChrf.calls[-1].sources == ["the sat", "a"]
+
+
+def test_sources_inputs_with_batch_eval_metrics_on_several_processes(word_tok):
+    """On 2+ processes the Trainer gathers predictions and labels but passes the local batch as
+    inputs: the error said only 'produced 1 inputs but 2 predictions'."""
+    from transformers import EvalPrediction
+
+    ids = torch.tensor([[1, 2, 4], [0, 3, 4]])  # gathered from two processes
+    local = {"input_ids": torch.tensor([[0, 3, 4]])}
+    fn = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources="inputs")
+    with pytest.raises(ValueError, match=r"produced 1 inputs but 2 predictions: with batch_eval_metrics=True on "
+                                         r"several processes .*pass the sources as a list"):
+        fn(EvalPrediction(ids, ids, inputs=local), compute_result=True)
+    fixed = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources=["x", "y"])
+    assert fixed(EvalPrediction(ids, ids, inputs=local), compute_result=True)["chrf-src"] == pytest.approx(100.0)
+    assert SourceAwareChrf.calls[-1].sources == ["x", "y"]

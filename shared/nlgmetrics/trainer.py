@@ -19,8 +19,12 @@ rows and ids outside the tokenizer's vocabulary are refused with a ``ValueError`
 ``batch_eval_metrics=True`` (one call per batch, torch tensors): the batches are decoded as
 they come and scored together after the last one; what was kept is forgotten after the last
 batch, on an error, and at the first batch of a new evaluation (the Trainer's evaluation loop
-says which batch it is), so an evaluation interrupted half-way does not leak into the next. ``eval_do_concat_batches=False`` (lists of
-per-batch arrays): each batch is decoded on its own; an error names the batch.
+says which batch it is), so an evaluation interrupted half-way does not leak into the next.
+Limit: on several processes (multi-GPU) the Trainer gathers the predictions and labels of all
+processes but passes only the local batch as inputs, so ``sources="inputs"`` cannot be used
+with ``batch_eval_metrics=True`` there (a ``ValueError`` says so); a sources list works (its
+check against the inputs is skipped). ``eval_do_concat_batches=False`` (lists of per-batch
+arrays): each batch is decoded on its own; an error names the batch.
 """
 from __future__ import annotations
 
@@ -188,7 +192,9 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | N
     them: a source that neither contains its input nor is contained in it (a list for another
     dataset, e.g. after ``trainer.predict(other)``) gives a warning, once. ``"inputs"`` passes
     the inputs as the model saw them to the metric, a task prefix (T5's ``"translate English to
-    German: "``) or truncation included; give the list to score the raw sources.
+    German: "``) or truncation included; give the list to score the raw sources. With
+    ``batch_eval_metrics=True`` on several processes ``"inputs"`` is refused (the Trainer passes
+    only the local batch as inputs but the predictions of all processes): give the list.
     The returned dict holds one plain float, the corpus score, under ``prefix`` (default: the
     metric's name, e.g. ``rome`` for an ``evaluate`` module too); the Trainer logs it as
     ``eval_<prefix>``. With ``evaluate.combine`` of several modules, each module's score is under
@@ -267,7 +273,13 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | N
                              "in the training arguments")
         srcs = None if inputs is None else decode_inputs(inputs)
         if srcs is not None and len(srcs) != len(hyps):
-            raise ValueError(f"the evaluation produced {len(srcs)} inputs but {len(hyps)} predictions")
+            if not from_inputs:  # a fixed list: its check needs inputs paired with the predictions
+                return hyps, refs, None
+            hint = (": with batch_eval_metrics=True on several processes (multi-GPU, multi-process) the Trainer "
+                    "gathers the predictions and labels of all processes but passes only this process's batch as "
+                    "inputs, so sources='inputs' cannot work there; pass the sources as a list, or evaluate with "
+                    "batch_eval_metrics=False or on one process" if isinstance(inputs, Mapping) else "")
+            raise ValueError(f"the evaluation produced {len(srcs)} inputs but {len(hyps)} predictions{hint}")
         return hyps, refs, srcs
 
     from_inputs = isinstance(sources, str)
