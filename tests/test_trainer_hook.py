@@ -467,3 +467,38 @@ def test_sources_inputs_with_batch_eval_metrics_on_several_processes(word_tok):
     fixed = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources=["x", "y"])
     assert fixed(EvalPrediction(ids, ids, inputs=local), compute_result=True)["chrf-src"] == pytest.approx(100.0)
     assert SourceAwareChrf.calls[-1].sources == ["x", "y"]
+
+
+LENGTH_MODULE = '''
+import datasets
+import evaluate
+
+
+class Length(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(description="length", citation="", inputs_description="",
+                                   features=datasets.Features({"predictions": datasets.Value("string"),
+                                                               "references": datasets.Value("string")}))
+
+    def _compute(self, predictions, references):
+        return {"length_ratio": sum(map(len, predictions)) / sum(map(len, references)),
+                "lengths": [len(p) for p in predictions]}
+'''
+
+
+def test_evaluate_combine_logs_each_module_under_its_name(word_tok, tmp_path):
+    """A single-module combine was logged as 'combinedevaluations'; combined with a module
+    without a 'score' key, only the module with one was logged (under that name too)."""
+    evaluate = pytest.importorskip("evaluate")
+    (tmp_path / "length").mkdir()
+    (tmp_path / "length" / "length.py").write_text(LENGTH_MODULE)
+    ids, labels = np.array([[0, 2, 3, 4], [1, 2, 4, -100]]), np.array([[0, 3, 4], [1, 2, 4]])
+    hyps, refs = ["the cat sat", "a cat"], ["the sat", "a cat"]
+    expected = nlgmetrics.score("texteval", hyps, refs, features="words").score
+    assert expected != 0
+    texteval = evaluate.load(nlgmetrics.metric_path("texteval"), "words")
+    assert nlgmetrics.compute_metrics_fn(evaluate.combine([texteval]), word_tok)((ids, labels)) == {
+        "texteval": pytest.approx(expected)}
+    length = evaluate.load(str(tmp_path / "length"))
+    got = nlgmetrics.compute_metrics_fn(evaluate.combine([texteval, length]), word_tok, prefix="val")((ids, labels))
+    assert got == {"val_texteval": pytest.approx(expected), "val_length_ratio": pytest.approx(16 / 12)}

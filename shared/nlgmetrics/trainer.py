@@ -175,6 +175,36 @@ def _check_module_options(module: Any, options: dict[str, Any]) -> None:
         cls.Config.from_options(**{**preset, **opts})
 
 
+def _combined_scores(combined: Any, kwargs: dict[str, Any]) -> dict[str, float]:
+    """An ``evaluate.combine``, each module computed with the same arguments (as the combine
+    does; its merged keys are ambiguous): a module of ours gives its corpus score under its name
+    in the combine (its metric's name; ``<name>_0``, ``<name>_1`` for a name given twice),
+    another module its numeric results under their own keys (``<name>_<key>`` where a key is
+    taken); results that are no numbers (lists, strings) are left out."""
+    modules = list(combined.evaluation_modules)
+    names = list(getattr(combined, "evaluation_module_names", None) or [m.name for m in modules])
+    labels, counts = [], {n: 0 for n in names if names.count(n) > 1}
+    for name in names:
+        if name in counts:
+            labels.append(f"{name}_{counts[name]}")
+            counts[name] += 1
+        else:
+            labels.append(name)
+    result: dict[str, float] = {}
+    others: list[tuple[str, dict[str, Any]]] = []
+    for label, module in zip(labels, modules):
+        out = module.compute(**kwargs) or {}
+        if getattr(module, "metric_name", None):  # one of ours
+            result[label] = float(out["score"])
+        else:
+            others.append((label, out))
+    for label, out in others:
+        for k, v in out.items():
+            if isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_)):
+                result[f"{label}_{k}" if k in result or k in labels else k] = float(v)
+    return result
+
+
 def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | None = None,
                        prefix: str | None = None, align_labels: str | None = None,
                        **options: Any) -> Callable[[Any], dict[str, float]]:
@@ -197,8 +227,11 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | N
     only the local batch as inputs but the predictions of all processes): give the list.
     The returned dict holds one plain float, the corpus score, under ``prefix`` (default: the
     metric's name, e.g. ``rome`` for an ``evaluate`` module too); the Trainer logs it as
-    ``eval_<prefix>``. With ``evaluate.combine`` of several modules, each module's score is under
-    its name (``<prefix>_<name>`` with a prefix).
+    ``eval_<prefix>``. With ``evaluate.combine`` (of one module or several), each module of ours
+    gives its score under its name (``rome``; ``<prefix>_<name>`` with a prefix), and another
+    module its numeric results under their own keys (``<name>_<key>`` where a key is taken;
+    lists and strings are not logged). Every module gets the same arguments, as with the
+    combine itself.
 
     ``align_labels`` (teacher-forced logits, or their argmax, without ``predict_with_generate``):
     ``None`` (default) masks nothing; ``"seq2seq"`` keeps the predictions at positions whose
@@ -359,14 +392,11 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | N
         kwargs = {"predictions": hyps, "references": refs, **options}
         if srcs is not None:
             kwargs["sources"] = srcs
+        if getattr(scorer, "evaluation_modules", None) is not None:  # evaluate.combine
+            return {f"{prefix}_{k}" if prefix else k: v for k, v in _combined_scores(scorer, kwargs).items()}
         out = scorer.compute(**kwargs)  # an evaluate module
-        if "score" in out:
-            return {key: float(out["score"])}
-        # evaluate.combine of several modules: "<name>_score" each, logged as eval_<name>
-        combined = {k[:-len("_score")]: float(v) for k, v in out.items()
-                    if k.endswith("_score") and isinstance(v, (int, float))}
-        if not combined:
+        if "score" not in out:
             raise ValueError(f"the evaluate module returned no 'score' (keys: {', '.join(out)})")
-        return {f"{prefix}_{k}" if prefix else k: v for k, v in combined.items()}
+        return {key: float(out["score"])}
 
     return compute_metrics
