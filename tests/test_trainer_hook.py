@@ -233,14 +233,50 @@ def test_logits_padding_rows_and_positions_after_eos_are_not_decoded(word_tok):
     labels = np.array([[1, 2, 3, 4, -100, -100], [0, 2, 4, -100, -100, -100]])
     assert _decode(word_tok, logits) == ["a cat sat", "the cat"]
     assert hook(word_tok)((logits, labels))["chrf-src"] == pytest.approx(100.0)
-    # predictions past the label's end (aligned labels, teacher forcing) are dropped
+    # predictions past the label's end (aligned labels, teacher forcing) are dropped on request
     past = one_hot_logits([[1, 2, 3, 2, 2, 2], [0, 2, 2, 1, 1, 1]])
     labels2 = np.array([[1, 2, 3, -100, -100, -100], [0, 2, -100, -100, -100, -100]])
-    assert hook(word_tok)((past, labels2))["chrf-src"] == pytest.approx(100.0)
+    seq2seq = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, align_labels="seq2seq")
+    assert seq2seq((past, labels2))["chrf-src"] == pytest.approx(100.0)
     # labels of another length: the cut at the first end-of-sequence token still applies
     after_eos = one_hot_logits([[1, 2, 3, 4, 2, 1], [0, 2, 4, 3, 3, 3]])
     short = np.array([[1, 2, 3, 4], [0, 2, 4, -100]])
     assert hook(word_tok)((after_eos, short))["chrf-src"] == pytest.approx(100.0)
+
+
+def test_causal_lm_labels_are_not_taken_as_seq2seq_aligned(word_tok):
+    """A causal LM's labels are its inputs with the prompt at -100, not shifted against the
+    logits (logit t predicts token t + 1). A perfect model, prompt 'the cat', answer 'sat </s>',
+    decoded to '' (every prediction masked by the seq2seq alignment)."""
+    labels = np.array([[-100, -100, 3, 4]])
+    logits = one_hot_logits([[2, 3, 4, 0]])
+    assert hook(word_tok)((logits, labels))["chrf-src"] > 0
+    assert SourceAwareChrf.calls[-1].predictions == ["cat sat"]  # the prompt's prediction included
+    causal = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, align_labels="causal")
+    assert causal((logits, labels))["chrf-src"] == pytest.approx(100.0)
+    assert SourceAwareChrf.calls[-1].predictions == ["sat"]
+    with pytest.raises(ValueError, match="align_labels must be None, 'seq2seq' or 'causal'"):
+        nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, align_labels="shifted")
+    with pytest.raises(ValueError, match=r"align_labels='causal' needs predictions of the labels' \(batch, length\)"):
+        causal((np.array([[2, 3, 4]]), labels))
+
+
+@pytest.mark.parametrize("align", [None, "seq2seq", "causal"])
+def test_logits_and_their_argmax_decode_alike(word_tok, align):
+    """preprocess_logits_for_metrics returning the argmax gave 2-D ids that got no padding
+    mask and no EOS cut: the same outputs scored 100 as logits and 66.2 as ids."""
+    logits = one_hot_logits([[1, 2, 3, 4, 2], [0, 2, 4, 3]], pad_to=5)  # a -100 padding row
+    ids = np.where(logits.max(-1) == logits.min(-1), -100, logits.argmax(-1))  # as the Trainer pads ids
+    labels = np.array([[1, 2, 3, 4, -100], [0, 2, 4, -100, -100]])
+    fn = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, align_labels=align)
+    from_logits = fn((logits, labels))["chrf-src"]
+    decoded = SourceAwareChrf.calls[-1].predictions
+    assert fn((ids, labels))["chrf-src"] == from_logits
+    assert SourceAwareChrf.calls[-1].predictions == decoded
+    if align != "causal":
+        assert decoded == ["a cat sat", "the cat"] and from_logits == pytest.approx(100.0)
+    # an EOS in the first position is a decoder start token (BART, M2M-100), not the end
+    assert _decode(word_tok, np.array([[4, 1, 2, 4, 3]])) == ["a cat"]
 
 
 def test_options_for_an_evaluate_module_are_checked_when_the_hook_is_built(word_tok):
@@ -291,6 +327,38 @@ def test_batch_eval_metrics_and_unconcatenated_batches_score_as_one_evaluation(t
     assert len(SourceAwareChrf.calls) == 1  # scored once, after the last batch
 
 
+def test_an_interrupted_batch_evaluation_does_not_leak_into_the_next(tiny_seq2seq, tmp_path):
+    """batch_eval_metrics kept the batches gathered until the last batch or a ValueError: an
+    evaluation interrupted after its first batch had that batch scored with the next one's."""
+    from transformers import DataCollatorForSeq2Seq, Seq2SeqTrainer, Seq2SeqTrainingArguments, TrainerCallback
+
+    targets = ["le chat", "un chien aboie", "il pleut a paris", "bonjour"]
+    tok, model, data = seq2seq_data(tiny_seq2seq, SOURCES, targets)
+
+    class Interrupt(TrainerCallback):
+        armed = True
+
+        def on_prediction_step(self, args, state, control, **kwargs):
+            self.steps = getattr(self, "steps", 0) + 1
+            if self.armed and self.steps == 2:  # after the first batch went to the hook
+                raise KeyboardInterrupt
+
+    interrupt = Interrupt()
+    args = Seq2SeqTrainingArguments(output_dir=str(tmp_path), per_device_eval_batch_size=3, batch_eval_metrics=True,
+                                    predict_with_generate=True, generation_max_length=8,
+                                    report_to=[], use_cpu=True, disable_tqdm=True)
+    trainer = Seq2SeqTrainer(model=model, args=args, eval_dataset=data, processing_class=tok,
+                             data_collator=DataCollatorForSeq2Seq(tok, model=model), callbacks=[interrupt],
+                             compute_metrics=nlgmetrics.compute_metrics_fn(SourceAwareChrf(), tok))
+    SourceAwareChrf.calls.clear()
+    with pytest.raises(KeyboardInterrupt):
+        trainer.evaluate()
+    assert SourceAwareChrf.calls == []
+    interrupt.armed = False
+    trainer.evaluate()
+    assert SourceAwareChrf.calls[-1].references == targets  # not the first batch twice
+
+
 def test_batches_in_the_hook_directly(word_tok):
     torch_ids = torch.tensor([[1, 2, 3, 4], [0, 2, 4, -100]])
     fn = hook(word_tok)
@@ -332,9 +400,37 @@ def test_sources_from_the_inputs_and_a_fixed_list_for_another_dataset(tiny_seq2s
     fixed = trainer(SOURCES)
     fixed.evaluate()  # the list matches the inputs
     assert SourceAwareChrf.calls[-1].sources == SOURCES
-    with pytest.raises(ValueError, match=r"sources\[0\] \('the cat sat on the mat'\) is not the evaluation's input 0 "
-                                         r"\('good morning'\).*sources='inputs'"):
+    with pytest.warns(UserWarning, match=r"sources\[0\] \('the cat sat on the mat'\) is not found in the evaluation's "
+                                         r"input 0 \('good morning'\).*sources='inputs'"):
         fixed.predict(other)
+    assert SourceAwareChrf.calls[-1].sources == SOURCES  # scored, with the list given
+
+
+def test_a_fixed_sources_list_with_preprocessed_inputs(word_tok):
+    """The check that each source starts with its decoded input refused a T5-style task prefix
+    and left truncation, where before only the length was checked and runs worked."""
+    import warnings
+
+    from transformers import EvalPrediction
+
+    ids = np.array([[1, 2, 4], [0, 3, 4]])
+    sources = ["cat", "the sat the cat"]
+    inputs = np.array([[1, 2, 4], [0, 3, -100]])  # 'a cat' (prefix 'a'), 'the sat' (truncated)
+    fn = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources=sources)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert fn(EvalPrediction(ids, ids, inputs=inputs))["chrf-src"] == pytest.approx(100.0)
+    assert SourceAwareChrf.calls[-1].sources == sources
+    other = np.array([[3, 3, 4], [1, 1, 4]])
+    with pytest.warns(UserWarning, match=r"sources\[0\] \('cat'\) is not found") as seen:
+        fn(EvalPrediction(ids, ids, inputs=other))
+        fn(EvalPrediction(ids, ids, inputs=other))
+    assert len(seen) == 1  # once
+    with pytest.raises(ValueError, match="sources has 2 items but the evaluation produced 1 predictions"):
+        fn(EvalPrediction(ids[:1], ids[:1], inputs=other[:1]))
+    inputs_fn = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources="inputs")
+    inputs_fn(EvalPrediction(ids, ids, inputs=inputs))
+    assert SourceAwareChrf.calls[-1].sources == ["a cat", "the sat"]  # the task prefix passed through
 
 
 def test_sources_inputs_needs_the_inputs(word_tok):
@@ -355,3 +451,54 @@ def test_sources_inputs_with_batch_eval_metrics(word_tok):
     assert fn(first, compute_result=False) == {}
     assert fn(second, compute_result=True)["chrf-src"] == pytest.approx(100.0)
     assert SourceAwareChrf.calls[-1].sources == ["the sat", "a"]
+
+
+def test_sources_inputs_with_batch_eval_metrics_on_several_processes(word_tok):
+    """On 2+ processes the Trainer gathers predictions and labels but passes the local batch as
+    inputs: the error said only 'produced 1 inputs but 2 predictions'."""
+    from transformers import EvalPrediction
+
+    ids = torch.tensor([[1, 2, 4], [0, 3, 4]])  # gathered from two processes
+    local = {"input_ids": torch.tensor([[0, 3, 4]])}
+    fn = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources="inputs")
+    with pytest.raises(ValueError, match=r"produced 1 inputs but 2 predictions: with batch_eval_metrics=True on "
+                                         r"several processes .*pass the sources as a list"):
+        fn(EvalPrediction(ids, ids, inputs=local), compute_result=True)
+    fixed = nlgmetrics.compute_metrics_fn(SourceAwareChrf(), word_tok, sources=["x", "y"])
+    assert fixed(EvalPrediction(ids, ids, inputs=local), compute_result=True)["chrf-src"] == pytest.approx(100.0)
+    assert SourceAwareChrf.calls[-1].sources == ["x", "y"]
+
+
+LENGTH_MODULE = '''
+import datasets
+import evaluate
+
+
+class Length(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(description="length", citation="", inputs_description="",
+                                   features=datasets.Features({"predictions": datasets.Value("string"),
+                                                               "references": datasets.Value("string")}))
+
+    def _compute(self, predictions, references):
+        return {"length_ratio": sum(map(len, predictions)) / sum(map(len, references)),
+                "lengths": [len(p) for p in predictions]}
+'''
+
+
+def test_evaluate_combine_logs_each_module_under_its_name(word_tok, tmp_path):
+    """A single-module combine was logged as 'combinedevaluations'; combined with a module
+    without a 'score' key, only the module with one was logged (under that name too)."""
+    evaluate = pytest.importorskip("evaluate")
+    (tmp_path / "length").mkdir()
+    (tmp_path / "length" / "length.py").write_text(LENGTH_MODULE)
+    ids, labels = np.array([[0, 2, 3, 4], [1, 2, 4, -100]]), np.array([[0, 3, 4], [1, 2, 4]])
+    hyps, refs = ["the cat sat", "a cat"], ["the sat", "a cat"]
+    expected = nlgmetrics.score("texteval", hyps, refs, features="words").score
+    assert expected != 0
+    texteval = evaluate.load(nlgmetrics.metric_path("texteval"), "words")
+    assert nlgmetrics.compute_metrics_fn(evaluate.combine([texteval]), word_tok)((ids, labels)) == {
+        "texteval": pytest.approx(expected)}
+    length = evaluate.load(str(tmp_path / "length"))
+    got = nlgmetrics.compute_metrics_fn(evaluate.combine([texteval, length]), word_tok, prefix="val")((ids, labels))
+    assert got == {"val_texteval": pytest.approx(expected), "val_length_ratio": pytest.approx(16 / 12)}
