@@ -136,8 +136,8 @@ class Metric(evaluate.Metric):
     REFERENCE_URLS: ClassVar[Sequence[str]] = ()
 
     def __init__(self, config_name: str | None = None, **kwargs: Any) -> None:
-        names = set(nlgmetrics.scorer_class(self.metric_name).Config.names())
-        for name in sorted(k for k in _EVALUATE_INIT & names if kwargs.get(k) is not None):
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        for name in sorted(k for k in _EVALUATE_INIT & set(cls.Config.names()) if kwargs.get(k) is not None):
             # evaluate takes it as its own argument (cache_dir: its Arrow data directory)
             warnings.warn(f"{name} given to evaluate.load is evaluate's own argument and does not reach "
                           f"{self.metric_name}'s option of the same name; pass {name} to compute(...) for that",
@@ -145,7 +145,7 @@ class Metric(evaluate.Metric):
         own = {k: v for k, v in kwargs.items() if k in _EVALUATE_INIT}
         options = {k: v for k, v in kwargs.items() if k not in _EVALUATE_INIT}
         self.load_quiet = options.pop("quiet", None)
-        options, extras = split_extras(nlgmetrics.scorer_class(self.metric_name), options)
+        options, extras = split_extras(cls, options)
         if extras:
             raise ValueError(f"{', '.join(sorted(extras))} {'is a' if len(extras) == 1 else 'are'} per-segment "
                              f"input{'s' if len(extras) > 1 else ''}: pass {'it' if len(extras) == 1 else 'them'} "
@@ -216,17 +216,24 @@ class Metric(evaluate.Metric):
         (a wrapper may derive an option from them, e.g. SAM's ``base``)."""
         return options
 
-    def check_call(self, predictions: Any, kwargs: Mapping[str, Any]) -> None:
-        """Options (on top of the preset) and per-segment inputs of a ``compute`` call checked as
-        the core will: unknown or bad options, missing or unexpected per-segment inputs, their
-        length and values. ``ValueError`` if not."""
+    def checked_config(self, kwargs: Mapping[str, Any]) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+        """The configuration of a ``compute`` call with keyword arguments ``kwargs`` (options on
+        top of the preset, as :meth:`call_options` derives them), checked; and the call's
+        per-segment inputs given as keywords and as columns. ``ValueError`` for a bad option."""
         cls = nlgmetrics.scorer_class(self.metric_name)
         columns = set(self._feature_names())
         given = {k: v for k, v in kwargs.items() if k not in columns and k not in ("return_details", "quiet")}
         options, extras = split_extras(cls, given)
         column_extras = {k: kwargs.get(k) for k in columns if k in cls.extra_inputs}
         options = self.call_options(options, {**column_extras, **extras})
-        config = cls.Config.from_options(**{**self.preset, **options})
+        return cls.Config.from_options(**{**self.preset, **options}), extras, column_extras
+
+    def check_call(self, predictions: Any, kwargs: Mapping[str, Any]) -> None:
+        """Options (on top of the preset) and per-segment inputs of a ``compute`` call checked as
+        the core will: unknown or bad options, missing or unexpected per-segment inputs, their
+        length and values. ``ValueError`` if not."""
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        config, extras, column_extras = self.checked_config(kwargs)
         extras = {k: v for k, v in extras.items() if v is not None}
         cls.check_extra_names(config, [*extras, *column_extras])
         added = len(self.writer) if self.writer is not None else 0

@@ -133,14 +133,18 @@ def _label_mask(arr: np.ndarray, labels: np.ndarray, align: str) -> np.ndarray:
     return np.where(keep, arr, -1)
 
 
+def _lang_ids(tokenizer: Any) -> set[int]:
+    """Language-code ids: multilingual tokenizers (M2M-100, NLLB, mBART) may not mark them as
+    special (and may number them beyond ``len(tokenizer)``)."""
+    return set(getattr(tokenizer, "lang_code_to_id", {}).values())
+
+
 def _decode(tokenizer: Any, ids: Any, field: str = "predictions", labels: np.ndarray | None = None,
             align: str | None = None, cut_eos: bool = True) -> list[str]:
     """Decoded texts of ``ids`` (see the module docstring); ``labels``, the checked label ids,
     mask the positions as ``align`` says; ``cut_eos``: a row ends at its first end-of-sequence
     token (predictions; not labels or inputs)."""
-    # multilingual tokenizers (M2M-100, NLLB, mBART) may not mark language codes as special
-    # (and may number them beyond len(tokenizer))
-    lang_ids = set(getattr(tokenizer, "lang_code_to_id", {}).values())
+    lang_ids = _lang_ids(tokenizer)
     arr = _token_ids(ids, field, tokenizer, sorted(lang_ids))
     if align is not None and labels is not None:
         arr = _label_mask(arr, labels, align)
@@ -158,21 +162,12 @@ def _decode(tokenizer: Any, ids: Any, field: str = "predictions", labels: np.nda
 
 def _check_module_options(module: Any, options: dict[str, Any]) -> None:
     """Options for an nlgmetrics ``evaluate`` module (or each one of an ``evaluate.combine``)
-    checked against its configuration now, not at the first evaluation hours into training."""
-    import nlgmetrics
-    from nlgmetrics.core.base import split_extras
-
+    checked against its configuration now (as its ``compute`` will), not at the first
+    evaluation hours into training."""
     for one in getattr(module, "evaluation_modules", None) or [module]:
-        name, preset = getattr(one, "metric_name", None), getattr(one, "preset", None)
-        if not name or preset is None:  # not one of ours: evaluate checks at compute
-            continue
-        cls = nlgmetrics.scorer_class(name)
-        given = {k: v for k, v in options.items() if k not in ("return_details", "quiet", "sources")}
-        opts, extras = split_extras(cls, given)
-        call_options = getattr(one, "call_options", None)
-        if call_options is not None:
-            opts = call_options(opts, extras)
-        cls.Config.from_options(**{**preset, **opts})
+        if getattr(one, "preset", None) is None or not hasattr(one, "checked_config"):
+            continue  # not one of ours: evaluate checks at compute
+        one.checked_config({k: v for k, v in options.items() if k != "sources"})
 
 
 def _combined_scores(combined: Any, kwargs: dict[str, Any]) -> dict[str, float]:
@@ -261,8 +256,7 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | N
     def decode_batch(predictions: Any, labels: Any) -> tuple[list[str], list[str]]:
         label_ids = None
         if align_labels is not None:  # the labels mask the positions that predict nothing
-            lang_ids = sorted(set(getattr(tokenizer, "lang_code_to_id", {}).values()))
-            label_ids = _token_ids(labels, "labels", tokenizer, lang_ids)
+            label_ids = _token_ids(labels, "labels", tokenizer, sorted(_lang_ids(tokenizer)))
         hyps = _decode(tokenizer, predictions, "predictions", label_ids, align_labels)
         refs = _decode(tokenizer, labels, "labels", cut_eos=False)
         if len(hyps) != len(refs):

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import json
 import math
 from typing import Any, Dict, List, Optional
 
@@ -131,7 +130,7 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
                 return stats.system_correlation(m, h, s, _method)
             value = sys_corr(sys_scores, sys_human, sys_names)
             out["system"][method] = {"value": value, "ci95": _ci(args, sys_corr, sys_scores, sys_human, sys_names)}
-        out["n_systems"] = len({json.dumps(s) for s in sys_names})
+        out["n_systems"] = len(set(sys_names))  # strings and integers (checked by _systems)
         out["n_system_rows"] = len(kept)
     if args.json:
         print(dumps(out))
