@@ -181,3 +181,10 @@ def test_a_carriage_return_inside_a_line_warns_once_per_file(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert files.read_lines(crlf) == ["a", "b"]
+
+
+def test_a_number_field_beyond_the_float_range_is_not_finite():
+    # a JSON integer of 400 digits raised OverflowError from float(), not an InputFileError
+    with pytest.raises(InputFileError, match=r"x\.jsonl, line 3: 's' must be a finite number"):
+        files.number_field((3, {"s": 10 ** 400}), "s", "x.jsonl")
+    assert files.number_field((3, {"s": "2.5"}), "s", "x.jsonl") == 2.5

@@ -340,7 +340,7 @@ def number_field(row: Row, key: str, name: str) -> float:
     if number is None:
         raise InputFileError(f"{name}, line {row[0]}: {key!r} must be a number, got {json.dumps(value)[:60]}")
     if not math.isfinite(number):
-        raise InputFileError(f"{name}, line {row[0]}: {key!r} must be a finite number, got {value}")
+        raise InputFileError(f"{name}, line {row[0]}: {key!r} must be a finite number, got {str(value)[:60]}")
     return number
 
 
@@ -351,6 +351,8 @@ def _to_float(value: Any) -> Optional[float]:
         return float(value)
     except ValueError:
         return None
+    except OverflowError:  # a JSON integer beyond the float range: not finite (was an uncaught crash)
+        return math.inf
 
 
 # -- output -------------------------------------------------------------------------------------
