@@ -6,7 +6,7 @@ Straightforward = every direction scored separately for every segment (a full en
 decoder forward per direction and segment, batched in corpus order, BARTScore-style), and the
 augmented translations made for every segment (each system's copy of a source or reference
 translated again). It is written here with plain transformers calls, independently of
-``nlgmetrics.core.seq2seq``, so the comparison also checks the scores (same to <= 1e-5).
+``nlgmetrics.datscore.seq2seq``, so the comparison also checks the scores (same to <= 1e-5).
 
 Each implementation runs in its own fresh process (spawned one after the other), so their
 peak memory (ru_maxrss) is measured separately. The machine is shared, so absolute seconds

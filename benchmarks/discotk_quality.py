@@ -31,11 +31,7 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 from common import read_jsonl, table, write_results
-
-from nlgmetrics.core.stats import pearson
-from nlgmetrics.discotk import EXTRA_MEMBERS, PARTY_MEMBERS, REPRESENTATIONS, PairwiseModel, asiya_normalize, feature_names, shipped_model
-from nlgmetrics.discotk.combine import sigmoid
-from nlgmetrics.training.discotk_weights import (
+from training.discotk_weights import (
     DEFAULT_PER_LP,
     SEED,
     WMT21,
@@ -46,6 +42,10 @@ from nlgmetrics.training.discotk_weights import (
     sample_segments,
     training_data,
 )
+
+from nlgmetrics.core.stats import pearson
+from nlgmetrics.discotk import EXTRA_MEMBERS, PARTY_MEMBERS, REPRESENTATIONS, PairwiseModel, asiya_normalize, feature_names, shipped_model
+from nlgmetrics.discotk.combine import sigmoid
 
 NAMES = feature_names("party", "asiya+extra")
 BOOTSTRAP = 1000

@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 from common import read_jsonl, table, timer, write_results
+from training.rome_grammar import SEED, evaluate
 
 import nlgmetrics
 from nlgmetrics.rome.features import SENTENCE_ENDS
 from nlgmetrics.rome.grammar import CLOSING_MARKS, with_end_punctuation
-from nlgmetrics.training.rome_grammar import SEED, evaluate
 
 
 def strip_final(text: str) -> str:

@@ -42,7 +42,7 @@ from nlgmetrics.core.linguistic import get_analyzer, wordnet_pos
 from nlgmetrics.core.resources import wordnet
 from nlgmetrics.core.stats import bootstrap_ci, pearson
 from nlgmetrics.sam import SAM, adjust, damped_p
-from nlgmetrics.sentiment import load_lexicon
+from nlgmetrics.sam.sentiment import load_lexicon
 
 BASES = ("bleu", "chrf", "meteor", "bertscore")
 SENTIMENT_THRESHOLD = 0.25
@@ -110,7 +110,7 @@ SETTINGS = ((False, "lemma"), (True, "lemma"), (False, "meteor"))
 def lexicon_spec(name: str):
     """A lexicon option value: a shipped name, or the ``mean`` rule built in memory."""
     if name == "sentivader-mean":
-        from nlgmetrics.training.sam_vader import build
+        from training.sam_vader import build
 
         return build("mean")
     return name

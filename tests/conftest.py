@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+TOOLS = ROOT / "shared" / "tools"  # scripts that rebuild shipped data (not installed): import training.<name>
+if str(TOOLS) not in sys.path:
+    sys.path.append(str(TOOLS))
 SHARED = Path(os.environ.get("NLGMETRICS_SHARED", ROOT.parent / "shared"))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -17,7 +17,7 @@ import sys
 import torch.distributed as dist
 
 import nlgmetrics
-from nlgmetrics import distributed
+from nlgmetrics.integrations import distributed
 
 
 def main(spec_path: str, out_path: str) -> None:

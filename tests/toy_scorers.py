@@ -9,10 +9,11 @@ import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
-from nlgmetrics.core.base import Inputs, Record, Scorer
 from nlgmetrics.core.config import MetricConfig, option
+from nlgmetrics.core.inputs import Inputs, Record
 from nlgmetrics.core.lexical import sentence_chrf
 from nlgmetrics.core.result import MetricResult
+from nlgmetrics.core.scorer import Scorer
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """DATScore as a Hugging Face ``evaluate`` metric: a thin wrapper over ``nlgmetrics.datscore``."""
 import evaluate
-from nlgmetrics import evaluate_support as support
+from nlgmetrics.integrations import evaluate as support
 
 _CITATION = """\
 @article{kamal-eddine-etal-2022-datscore,

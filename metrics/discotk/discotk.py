@@ -1,6 +1,6 @@
 """DiscoTK as a Hugging Face ``evaluate`` metric: a thin wrapper over ``nlgmetrics.discotk``."""
 import evaluate
-from nlgmetrics import evaluate_support as support
+from nlgmetrics.integrations import evaluate as support
 
 _CITATION = """\
 @inproceedings{joty-etal-2014-discotk,

@@ -1,6 +1,6 @@
 """RoMe as a Hugging Face evaluate metric; the scoring lives in nlgmetrics.rome."""
 import evaluate
-from nlgmetrics import evaluate_support as support
+from nlgmetrics.integrations import evaluate as support
 
 _CITATION = """\
 @inproceedings{rony-etal-2022-rome,

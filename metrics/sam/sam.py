@@ -2,7 +2,7 @@
 nlgmetrics.sam."""
 import evaluate
 
-from nlgmetrics import evaluate_support as support
+from nlgmetrics.integrations import evaluate as support
 
 _CITATION = """\
 @inproceedings{saadany-etal-2021-sentiment,

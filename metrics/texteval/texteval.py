@@ -1,6 +1,6 @@
 """TextEval as a Hugging Face ``evaluate`` metric: a thin wrapper over ``nlgmetrics.texteval``."""
 import evaluate
-from nlgmetrics import evaluate_support as support
+from nlgmetrics.integrations import evaluate as support
 
 _CITATION = """\
 @inproceedings{brew-thompson-1994-automatic,

@@ -13,10 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Type
 
 if TYPE_CHECKING:
-    from .core.base import Scorer
+    from nlgmetrics.core.scorer import Scorer
+
     from .core.result import MetricResult
 
-__version__ = "0.2.0.dev0"
+from ._moved import install as _install_moved
+from .core.version import __version__
+
+_install_moved()
 
 #: metric name -> (module, class)
 REGISTRY: Dict[str, Tuple[str, str]] = {
@@ -71,7 +75,7 @@ def score(name: str, predictions: Any, references: Any = None, sources: Any = No
     """Score with metric ``name``: ``nlgmetrics.score("sam", hyps, refs, base="chrf")``. The
     metric's per-segment inputs (``extra_inputs``: SAM's ``base_scores``) go to its ``score``
     with the texts; every other keyword is a configuration option."""
-    from .core.base import split_extras
+    from nlgmetrics.core.scorer import split_extras
 
     config_options, extras = split_extras(scorer_class(name), options)
     return load(name, **config_options).score(predictions, references, sources, **extras)
@@ -89,8 +93,8 @@ def metric_path(name: str) -> str:
 
 def compute_metrics_fn(metric: Any, tokenizer: Any, sources: Optional[List[str]] = None,
                        **kwargs: Any) -> Callable[..., Dict[str, float]]:
-    """A ``compute_metrics`` for ``Seq2SeqTrainer``; see :mod:`nlgmetrics.trainer`."""
-    from .trainer import compute_metrics_fn as _fn
+    """A ``compute_metrics`` for ``Seq2SeqTrainer``; see :mod:`nlgmetrics.integrations.transformers`."""
+    from nlgmetrics.integrations.transformers import compute_metrics_fn as _fn
 
     return _fn(metric, tokenizer, sources=sources, **kwargs)
 

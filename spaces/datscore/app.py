@@ -14,8 +14,8 @@ from typing import Any, Dict, List, Mapping, Optional
 import gradio as gr
 
 from nlgmetrics import space as ui
-from nlgmetrics.core.seq2seq import TOKEN_WEIGHTINGS
 from nlgmetrics.datscore import DEFAULT_MODEL, DIRECTION_SETS, DIRECTION_WEIGHTINGS, DATScore
+from nlgmetrics.datscore.seq2seq import TOKEN_WEIGHTINGS
 from nlgmetrics.examples import example
 from nlgmetrics.space.languages import language_choices
 

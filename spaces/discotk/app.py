@@ -11,7 +11,7 @@ import gradio as gr
 
 from nlgmetrics import space as ui
 from nlgmetrics.discotk import PARTY_MEMBERS, DiscoTK
-from nlgmetrics.discourse import REPRESENTATIONS, DiscourseTree
+from nlgmetrics.discotk.discourse import REPRESENTATIONS, DiscourseTree
 from nlgmetrics.examples import example
 
 _DEMO = example("discotk").inputs

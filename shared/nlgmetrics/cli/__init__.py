@@ -99,12 +99,12 @@ def build_parser(metric: Optional[str] = None) -> Parser:
     p = sub.add_parser("install-evaluate",
                        help="make evaluate.load('<name>') and evaluate.load('nlgmetrics/<name>') work offline")
     p.add_argument("names", nargs="*", help="metrics (default: all installed)")
-    p.set_defaults(func=lambda a: _delegate("nlgmetrics.evaluate_support", a.names))
+    p.set_defaults(func=lambda a: _delegate("nlgmetrics.integrations.evaluate", a.names))
 
     p = sub.add_parser("cards", help="regenerate (or --check) the options table of each metric card")
     p.add_argument("names", nargs="*", help="metrics (default: all)")
     p.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table is out of date")
-    p.set_defaults(func=lambda a: _delegate("nlgmetrics.cards", a.names + (["--check"] if a.check else [])))
+    p.set_defaults(func=lambda a: _delegate("nlgmetrics.cli.cards", a.names + (["--check"] if a.check else [])))
 
     p = sub.add_parser("demo", help="score a small bundled example with every metric that runs offline")
     p.add_argument("-q", "--quiet", action="store_true")

@@ -12,8 +12,8 @@ from typing import IO, Any, List, Optional, Sequence
 
 import nlgmetrics
 from nlgmetrics.core import config as core_config
-from nlgmetrics.core.base import Spelling
 from nlgmetrics.core.config import MetricConfig
+from nlgmetrics.core.inputs import Spelling
 from nlgmetrics.core.result import MetricResult, finite_or_none
 
 
@@ -143,8 +143,8 @@ def load_scorer(name: str, config: MetricConfig, quiet: bool) -> Any:
     """``nlgmetrics.load`` for an already checked configuration; a model that cannot be had
     is one error line (exit 1); an input file an option names that cannot be read (e.g. SAM's
     ``lexicon``: an ``InputFileError``) is a usage error (exit 2)."""
+    from nlgmetrics.cli.files import InputFileError
     from nlgmetrics.core.models import ModelUnavailableError
-    from nlgmetrics.files import InputFileError
 
     try:
         return nlgmetrics.load(name, quiet=quiet, **config.changed())

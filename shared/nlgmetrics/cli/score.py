@@ -12,11 +12,12 @@ from typing import Any, Dict, Iterator, List, Optional
 
 from tqdm.auto import tqdm
 
-from nlgmetrics import distributed, files
+from nlgmetrics.cli import files
 from nlgmetrics.cli.common import CLI_SPELLING, CLIError, as_number, config_from_args, load_scorer, scorer_class, write_result
-from nlgmetrics.core.base import Record
 from nlgmetrics.core.cache import live_caches
 from nlgmetrics.core.config import MetricConfig
+from nlgmetrics.core.inputs import Record
+from nlgmetrics.integrations import distributed
 
 DEFAULT_CHUNK = 512
 #: while streaming, each cache of the scorer keeps at most this many chunks' worth of entries

@@ -13,7 +13,8 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import torch
 
-from .base import reference_group
+from nlgmetrics.core.inputs import reference_group
+
 from .cache import LRUCache
 from .models import (
     dtype_name,

@@ -7,7 +7,8 @@ import functools
 import re
 from typing import Any, Callable, Dict, List, Sequence, Tuple, Union
 
-from .base import reference_group
+from nlgmetrics.core.inputs import reference_group
+
 from .cache import LRUCache
 
 Refs = Union[str, Sequence[str]]

@@ -15,7 +15,7 @@ correlations of direction d's scores with every other direction's over the corpu
 sums clipped to 0, normalised to sum 1 (``one-vs-rest``, on corpora of at least ``ovr_min_segments`` segments,
 else uniform with a note and a warning); or uniform, or fixed weights.
 
-Work is shared wherever the inputs allow (see :mod:`nlgmetrics.core.seq2seq`): each unique
+Work is shared wherever the inputs allow (see :mod:`nlgmetrics.datscore.seq2seq`): each unique
 source and reference is translated once, each unique text is encoded once (one encoder pass of
 a hypothesis serves all four Hypo -> X directions), decoder batches are length-bucketed, and
 scores do not depend on the batch size.
@@ -28,6 +28,7 @@ and :mod:`.scorer` (configuration and scorer).
 """
 from __future__ import annotations
 
+from .config import DEFAULT_MODEL, DATScoreConfig
 from .directions import (
     ALL_DIRECTIONS,
     DIRECTION_SETS,
@@ -37,7 +38,7 @@ from .directions import (
     direction_weights,
     one_vs_rest_weights,
 )
-from .scorer import DEFAULT_MODEL, DATScore, DATScoreConfig
+from .scorer import DATScore
 
 __all__ = [
     "ALL_DIRECTIONS",

@@ -13,15 +13,16 @@ its reference by subset-tree kernels over five tree representations, then combin
 
 Per-segment records carry the raw features, so per-test-set normalisation (corpus level)
 happens in the reduction and sharded records reduce to the same result. Discourse trees come
-from :class:`~nlgmetrics.discourse.HeuristicRSTParser` (an offline approximation of an RST
-parser) or from the inputs themselves when they are RST trees (see :mod:`nlgmetrics.discourse`).
+from :class:`~nlgmetrics.discotk.discourse.HeuristicRSTParser` (an offline approximation of an RST
+parser) or from the inputs themselves when they are RST trees (see :mod:`nlgmetrics.discotk.discourse`).
 
 Files: :mod:`.config` (the options), :mod:`.combine` (normalisation, learned weights),
 :mod:`.members` (party's non-discourse members), :mod:`.scorer` (the scorer).
 """
 from __future__ import annotations
 
-from ..discourse import REPRESENTATIONS
+from nlgmetrics.discotk.discourse import REPRESENTATIONS
+
 from .combine import WEIGHTS_FILE, PairwiseModel, asiya_normalize, fit_pairwise, shipped_model
 from .config import INPUT_FORMATS, NORMALIZATIONS, VARIANTS, DiscoTKConfig
 from .members import (

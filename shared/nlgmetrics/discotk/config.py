@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Mapping, Optional, Union
 
+from nlgmetrics.discotk.discourse import LEXICAL_LAYERS
+from nlgmetrics.discotk.kernels import DEFAULT_LAMBDA
+
 from ..core.config import MetricConfig, option
-from ..core.tree_kernels import DEFAULT_LAMBDA
-from ..discourse import LEXICAL_LAYERS
 
 VARIANTS = ("light", "party")
 NORMALIZATIONS = ("per-test-set", "none")

@@ -8,9 +8,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from nlgmetrics.discotk.discourse import is_word
+
 from ..core.lexical import sentence_bleu, sentence_chrf, sentence_meteor, sentence_ter
 from ..core.linguistic import Parsed
-from ..discourse import is_word
 
 #: ULC members implemented here (raw values; higher is better for all of them)
 ASIYA_MEMBERS = ("ter", "meteor", "dp-hwcm_c-4", "dp-hwcm_r-4", "dp-or")

@@ -12,12 +12,14 @@ from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
 
-from ..core.base import Inputs, Record, Scorer
+from nlgmetrics.core.inputs import Inputs, Record
+from nlgmetrics.core.scorer import Scorer
+from nlgmetrics.discotk.discourse import REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, from_rst, looks_like_rst, representations
+from nlgmetrics.discotk.kernels import CompiledTree, compile_tree, normalized_kernel, sst_kernel
+
 from ..core.cache import LRUCache
 from ..core.progress import progress
 from ..core.result import MetricResult
-from ..core.tree_kernels import CompiledTree, compile_tree, normalized_kernel, sst_kernel
-from ..discourse import REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, from_rst, looks_like_rst, representations
 from .combine import PairwiseModel, asiya_normalize, fit_pairwise, has_shipped, shipped_model, sigmoid, weights_key
 from .config import DiscoTKConfig
 from .members import (

@@ -1,7 +1,8 @@
 """RoMe (Rony et al., ACL 2022) in four parts: :mod:`.features` (preprocessing, F_EMD, F_TED),
 :mod:`.grammar` (CoLA classifiers), :mod:`.network` (the final scorer network), :mod:`.scorer`
-(:class:`RoMe` and :class:`RoMeConfig`); :mod:`.fitting` fits a network for a configuration
+(:class:`RoMe` and :class:`RoMeConfig`); :mod:`.fit` fits a network for a configuration
 that has no shipped one."""
+from .config import COMPONENTS, FIT, PROFILES, RoMeConfig
 from .features import (
                        ALIGNMENT_RULES,
                        ANTONYM_RULES,
@@ -35,7 +36,7 @@ from .features import (
 )
 from .grammar import CoLAClassifier, TunedGrammarHead
 from .network import FEATURE_ORDER, ScorerNetwork
-from .scorer import COMPONENTS, FIT, PROFILES, RoMe, RoMeConfig
+from .scorer import RoMe
 
 __all__ = ["ALIGNMENT_RULES", "ANTONYM_RULES", "COMPONENTS", "CoLAClassifier", "DELTA_EMD", "DELTA_TED", "DependencyTree",
            "EMD_WEIGHTINGS", "FEATURE_ORDER", "FIT", "FUNCTION_WORDS", "FUNCTION_WORD_WEIGHT", "GAMMA", "NAME_RULES",

@@ -32,11 +32,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.base import INVISIBLE_CATEGORIES, check_choice, visible_text  # noqa: F401 (re-exported)
+from nlgmetrics.core.inputs import INVISIBLE_CATEGORIES, check_choice, visible_text  # noqa: F401 (re-exported)
+from nlgmetrics.rome.tree_edit import tree_edit_distance
+
 from ..core.embeddings import normalize_rows
 from ..core.lexical import wordnet_antonyms, wordnet_common_word, wordnet_related_forms
 from ..core.linguistic import Parsed
-from ..core.tree_edit import tree_edit_distance
 from ..core.trees import Tree
 
 DELTA_EMD = 0.60

@@ -11,31 +11,20 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from ..core.base import Inputs, Record, Scorer, mean_reduce, reference_group, validate_inputs, validate_texts
-from ..core.config import MetricConfig, option
+from nlgmetrics.core.inputs import Inputs, Record, reference_group, validate_inputs, validate_texts
+from nlgmetrics.core.scorer import Scorer, mean_reduce
+
 from ..core.embeddings import ContextualEncoder
 from ..core.language import EnglishOnly
 from ..core.linguistic import get_analyzer
 from ..core.models import tokenize
-from ..core.resources import user_or_data_file
 from ..core.result import MetricResult
+from .config import COMPONENTS, FIT, NEEDS, PROFILES, RoMeConfig, _check_file_option
 from .features import (
-    ALIGNMENT_RULES,
-    ANTONYM_RULES,
-    DELTA_EMD,
-    DELTA_TED,
-    EMD_WEIGHTINGS,
-    FUNCTION_WORD_WEIGHT,
-    GAMMA,
-    NAME_RULES,
-    TED_NORMALIZATIONS,
-    TREE_KINDS,
-    UNALIGNED_COSTS,
     DependencyTree,
     clip_words,
     dependency_tree,
@@ -45,144 +34,8 @@ from .features import (
     ted_se,
     visible_text,
 )
-from .grammar import GRAMMAR_PUNCTUATION, CoLAClassifier, TunedGrammarHead, load_grammar, with_end_punctuation
+from .grammar import CoLAClassifier, TunedGrammarHead, load_grammar, with_end_punctuation
 from .network import FEATURE_ORDER, ScorerNetwork
-
-COMPONENTS = ("rome", "emd", "ted", "grammar")
-#: the special ``scorer_weights`` value: fit a network on this configuration's own features
-FIT = "fit"
-
-#: per profile: encoder, grammaticality classifier, parser backend, scorer weights
-PROFILES: dict[str, dict[str, str]] = {
-    "paper": {"model": "albert-large-v2", "grammar_model": "textattack/bert-base-uncased-CoLA",
-              "linguistic_backend": "auto", "scorer_weights": FIT},
-    "lite": {"model": "minilm", "grammar_model": "rome_grammar_lite.npz",
-             "linguistic_backend": "spacy", "scorer_weights": "rome_scorer_lite.json"},
-}
-#: which features each component computes
-NEEDS = {"rome": {"emd", "ted", "grammar"}, "emd": {"emd"}, "ted": {"ted"}, "grammar": {"grammar"}}
-#: the options each feature reads (besides the encoder, max_words and dtype)
-FEATURE_OPTIONS = {
-    "emd": {"delta_emd", "gamma", "alignment", "emd_unaligned", "emd_weights", "emd_antonyms", "emd_names"},
-    "ted": {"linguistic_backend", "delta_ted", "ted_normalization", "ted_tree", "ted_vectors"},
-    "grammar": {"grammar_model", "grammar_punctuation", "grammar_label"}}
-
-
-@dataclass(frozen=True)
-class RoMeConfig(MetricConfig):
-    """RoMe's options."""
-
-    RENAMED: ClassVar[dict[str, str]] = {"parser": "linguistic_backend", "ted_normalisation": "ted_normalization"}
-
-    profile: str = option("paper", "model set: paper (albert-large-v2, BERT-base CoLA classifier, stanza when "
-                          "installed; needs the hub) or lite (all-MiniLM-L6-v2, the shipped CoLA head, spaCy)",
-                          choices=tuple(PROFILES), short="profile", signature="always")
-    component: str = option("rome", "score to return: rome (final), emd (F_EMD), ted (F_TED, a distance: "
-                            "lower is better) or grammar (F_grammar)", choices=COMPONENTS, short="component",
-                            signature="always")
-    model: str | None = option(None, "word-vector encoder (hub id, local directory or minilm); "
-                                  "None: the profile's", short="model")
-    grammar_model: str | None = option(None, "CoLA classifier (hub id, directory, or a .npz head); "
-                                          "None: the profile's", short="grammar")
-    scorer_weights: str | None = option(None, "final network (JSON file, or 'fit': fitted once on this "
-                                           "configuration's features and cached); None: the profile's, or "
-                                           "'fit' when model, grammar_model or linguistic_backend differ "
-                                           "from it", short="net")
-    linguistic_backend: str | None = option(None, "dependency parser for F_TED; None: the profile's",
-                                               choices=("auto", "spacy", "stanza"), short="parser")
-    delta_emd: float = option(DELTA_EMD, "F_EMD alignment threshold: a word pair is aligned when its "
-                              "cosine exceeds it", low=-1.0, high=1.0, short="demb")
-    delta_ted: float = option(DELTA_TED, "F_TED node equality: two words match when their cosine is at "
-                              "least this", low=-1.0, high=1.0, short="dted")
-    gamma: float = option(GAMMA, "soft position penalty constant of F_EMD", low=0.0, high=100.0, short="gamma")
-    alignment: str = option("argmax", "F_EMD hard alignment: argmax (the specification; the default: within 0.001 "
-                            "of thresholded on training pairs in training/rome_options.py, a tie kept for the "
-                            "specification) or thresholded (best free word above delta_emd)",
-                            choices=ALIGNMENT_RULES, short="align")
-    emd_unaligned: str = option("cosine", "F_EMD cost of a word pair outside the hard alignment: one (the "
-                                "specification) or cosine (1 - cos clipped to [0, 1]: unaligned words still "
-                                "transport at their semantic distance; the default, chosen by "
-                                "training/rome_options.py)", choices=UNALIGNED_COSTS, short="emdunal")
-    emd_weights: str = option("content", "F_EMD word weights: tfidf (the specification; TF-IDF over the pair as two "
-                              f"documents) or content (term frequency, closed-class function words weighted "
-                              f"{FUNCTION_WORD_WEIGHT:g} against 1 for content words; the default, chosen by "
-                              "training/rome_options.py)", choices=EMD_WEIGHTINGS, short="emdw")
-    emd_antonyms: str = option("wordnet", "F_EMD and WordNet antonyms: off (the specification: the encoder's "
-                               "cosine) or wordnet (an adjective and its WordNet antonym, direct or indirect, "
-                               "get cosine 0: never aligned, transport cost 1; the default, chosen by "
-                               "training/rome_options.py)", choices=ANTONYM_RULES, short="emdant")
-    emd_names: str = option("capitalised", "F_EMD and proper names: off (the specification: the encoder's "
-                            "cosine) or capitalised (two different capitalised words, not function words and not "
-                            "common words starting a sentence, get cosine 0: 'London' for 'Paris' is never "
-                            "aligned; English casing, no names in ALL-CAPS or Title Case texts; the default, "
-                            "chosen by training/rome_options.py)",
-                            choices=NAME_RULES, short="emdname")
-    ted_normalization: str = option("max", "F_TED normalization: max (larger tree, clipped at 1) or sum "
-                                    "(both sizes)", choices=TED_NORMALIZATIONS, short="tednorm")
-    ted_tree: str = option("roles_copula", "F_TED trees: lemma (every word, the specification), roles (content "
-                           "words with active-voice subject/object roles; a subject never matches an object) or "
-                           "roles_copula (roles, and the two arguments of an identity copula in a fixed order, so "
-                           "'X is the capital of Y' = 'the capital of Y is X'; the default, chosen by "
-                           "training/rome_options.py)", choices=TREE_KINDS, short="tedtree")
-    ted_vectors: str = option("static", "F_TED node vectors: contextual (the encoder's output for the "
-                              "lemma sequence) or static (its input word-piece embeddings, as the paper's "
-                              "static fastText vectors; the default, chosen by training/rome_options.py)",
-                              choices=("contextual", "static"), short="tedvec")
-    max_words: int = option(256, "texts are cut to this many words (with a warning)", low=1, short="maxw")
-    return_alignment: bool = option(False, "add the F_EMD word alignment to each segment's details",
-                                     signature="never")
-    grammar_punctuation: str = option("as-is", "F_grammar input: as-is (the specification; the default, kept by "
-                                      "benchmarks/rome_grammar_punctuation.py on CoLA's training data) or "
-                                      "full-stop (a hypothesis without final . ! ? is classified with a full "
-                                      "stop added, as most of CoLA's sentences have one)", choices=GRAMMAR_PUNCTUATION,
-                                      short="gpunct")
-    grammar_label: int | None = option(None, "index of the 'acceptable' label of a CoLA sequence classifier "
-                                          "(None: from its config, else 1); refused with a .npz head (the lite "
-                                          "profile's), whose one output is P(acceptable)", low=0, short="glabel")
-    device: str = option("auto", "auto, cpu, cuda, cuda:N or mps", signature="never")
-    dtype: str = option("fp32", "model precision", choices=("fp32", "fp16", "bf16"), short="dtype")
-    batch_size: int = option(32, "texts per encoder batch", low=1, signature="never")
-
-    def check(self) -> None:
-        grammar = str(self.resource("grammar_model"))
-        if self.grammar_label is not None and grammar.endswith(".npz"):
-            raise ValueError(f"grammar_label={self.grammar_label} applies to a CoLA sequence classifier with one "
-                             f"output per label; the grammar head {grammar} has a single output, P(acceptable): "
-                             "leave grammar_label unset")
-
-    def inert(self) -> frozenset:
-        """The options of the features a component does not compute (``component="emd"``
-        builds no parser and no grammar classifier; only ``rome`` runs the network)."""
-        needs = NEEDS[self.component]
-        unused = set().union(*(options for feature, options in FEATURE_OPTIONS.items() if feature not in needs))
-        if not needs & {"emd", "ted"}:
-            unused.add("model")
-        if self.component != "rome":
-            unused.add("scorer_weights")
-        return frozenset(unused)
-
-    def resource(self, name: str) -> str | None:
-        """The option's value, else the profile's."""
-        value = getattr(self, name)
-        return PROFILES[self.profile][name] if value is None else value
-
-    def network_source(self) -> str:
-        """The shipped network file, or ``fit`` (see :data:`FIT`)."""
-        if self.scorer_weights is not None:
-            return self.scorer_weights
-        own = [n for n in ("model", "grammar_model", "linguistic_backend")
-               if getattr(self, n) is not None and getattr(self, n) != PROFILES[self.profile][n]]
-        return FIT if own else PROFILES[self.profile]["scorer_weights"]
-
-
-def _check_file_option(option: str, value: str, expected: str) -> None:
-    """Refuse, when the scorer is built rather than at its first score, a file option that
-    names neither a file nor one shipped with the package."""
-    try:
-        user_or_data_file(value)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{option}={value!r}: no such file ({Path(value).absolute()}) and no file of "
-                                f"that name ships with nlgmetrics; give {expected}") from None
 
 
 def _checked_pairs(predictions: Any, references: Any) -> tuple[list[str], list[str]]:
@@ -253,7 +106,7 @@ class RoMe(Scorer):
         single component)."""
         if self._network is None and self.network_source is not None:
             if self.network_source == FIT:
-                from .fitting import fitted_network
+                from .fit import fitted_network
 
                 self._network = fitted_network(self)
             else:
@@ -264,7 +117,7 @@ class RoMe(Scorer):
         needs = NEEDS[self.config.component]
         net = None
         if self.network_source == FIT:
-            from .fitting import fit_key
+            from .fit import fit_key
 
             net = f"fit-{fit_key(self)[:12]}"
         elif self.network_source is not None:

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
-from nlgmetrics import files
+from nlgmetrics.cli import files
 from nlgmetrics.core.result import MetricResult
 
 #: lines accepted on the example tab; more go through the batch tab
@@ -22,7 +22,7 @@ REFERENCE_SEPARATOR = "|||"
 
 
 def _lines(text: Optional[str]) -> List[str]:
-    """A text box's segments, lines as the CLI reads a file's (:func:`nlgmetrics.files.split_lines`:
+    """A text box's segments, lines as the CLI reads a file's (:func:`nlgmetrics.cli.files.split_lines`:
     a blank line between others is an empty text, one final newline ends the last line), each
     stripped of surrounding spaces; a box holding only whitespace holds none."""
     if not text or not text.strip():
@@ -91,7 +91,7 @@ def _pick(keys: Sequence[str], field_name: str) -> Optional[str]:
 
 
 def read_batch(path: str, cls: Any, max_rows: int = MAX_BATCH_ROWS) -> Dict[str, Any]:
-    """Scorer inputs from an uploaded file (read by :mod:`nlgmetrics.files`, as the CLI does).
+    """Scorer inputs from an uploaded file (read by :mod:`nlgmetrics.cli.files`, as the CLI does).
 
     CSV/TSV (with a header): a ``prediction`` column, ``reference`` (several columns
     ``reference_1``, ``reference_2`` ... for multi-reference metrics) and ``source``.

@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import gradio as gr
 
-from nlgmetrics.core.base import reference_group
+from nlgmetrics.core.inputs import reference_group
 from nlgmetrics.core.result import MetricResult
 
 from .draw import MAX_DRAWN

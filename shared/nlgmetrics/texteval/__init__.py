@@ -64,6 +64,7 @@ from __future__ import annotations
 
 from ..core.stats import g2_neg_log_p as neg_log_p
 from .analysis import DISTANCES, SetRanking, pair_distance, rating_weights
+from .config import APPROACHES, CORPUS_MODES, TextEvalConfig
 from .features import (
            CLOSED_CLASS,
            FEATURES,
@@ -72,7 +73,7 @@ from .features import (
            ngram_counts,
            tokenize,
 )
-from .scorer import APPROACHES, CORPUS_MODES, TextEval, TextEvalConfig
+from .scorer import TextEval
 
 #: the feature types under their 0.1.0 name
 MODELS = FEATURES

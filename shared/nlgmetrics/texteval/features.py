@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from ..core.base import visible_text
+from nlgmetrics.core.inputs import visible_text
+
 from ..core.cache import LRUCache
 
 FEATURES = ("words", "tags", "classes")

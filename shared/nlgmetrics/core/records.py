@@ -1,0 +1,426 @@
+"""Records files: per-segment records of one shard written as they are scored, and read back
+as untrusted data before the corpus reduction.
+
+A records file is JSON lines: a header (format, metric, options, signature, n_segments,
+shard, inputs), then one record per segment of the shard. ``inputs`` is a fingerprint of the
+whole corpus the shard was cut from (:class:`Fingerprint`: every segment's prediction,
+references, sources and per-segment extras), so shards scored from different inputs are not
+merged. Non-finite floats (a metric's documented NaN or infinity) are written as
+``{"$float": "nan" | "inf" | "-inf"}`` and read back exactly; a bare ``NaN``/``Infinity`` or a
+malformed such object is refused. Reading checks every field (format, ids in range and in the
+file's shard, counts consistent with the header) and names the file and line in each error
+without quoting the file. The reduction takes the metric's options from the caller, or from
+the files only when every option there is on the safe list (numbers, switches and fixed
+choices: never a path, a model name or a device), so a file never makes it create a directory
+or load a model.
+"""
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import json
+import math
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from nlgmetrics.core.inputs import Inputs, Record, reference_group
+from nlgmetrics.core.result import MetricResult, has_nonfinite, map_floats
+from nlgmetrics.core.scorer import Scorer
+
+#: format 2 added the header's ``inputs`` fingerprint; format 1 files (without it) are refused
+FORMAT = 2
+
+
+def parse_shard(text: str) -> Tuple[int, int]:
+    """``"K/N"`` with 1 <= K <= N -> (K, N)."""
+    try:
+        k, n = (int(x) for x in str(text).split("/"))
+    except ValueError:
+        raise ValueError(f"shard must look like K/N (e.g. 2/4), got {text!r}") from None
+    if not 1 <= k <= n:
+        raise ValueError(f"shard {text!r}: need 1 <= K <= N")
+    return k, n
+
+
+def shard_size(n_segments: int, k: int, n_shards: int) -> int:
+    """How many of ``n_segments`` segments shard k of n_shards holds (round-robin)."""
+    return max(0, (n_segments - k + n_shards) // n_shards)
+
+
+def _plain(obj: Any) -> Any:
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    raise TypeError(f"record field of type {type(obj).__name__} is not JSON serialisable")
+
+
+#: JSON has no NaN or infinity: a non-finite float in a record is written as the object
+#: ``{"$float": "nan"}`` (``"inf"``, ``"-inf"``) and read back as that float. A record may hold
+#: no other object with this key, so the encoding is unambiguous.
+NONFINITE_KEY = "$float"
+_NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _encode(obj: Any, seg: Any) -> Any:
+    """``obj`` with every non-finite float replaced by its ``{"$float": ...}`` object."""
+    def leaf(x: float) -> Any:
+        return x if math.isfinite(x) else {NONFINITE_KEY: "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")}
+
+    def reserved(d: Dict[Any, Any]) -> None:
+        if NONFINITE_KEY in d:
+            raise ValueError(f"the record of segment {seg} holds the key {NONFINITE_KEY!r}, which a records "
+                             "file reserves for non-finite numbers")
+    return map_floats(obj, leaf, reserved)
+
+
+def record_line(record: Record) -> str:
+    """One record as a JSON line; non-finite floats (NaN, +-inf: a metric's documented values,
+    e.g. TextEval's ``r2`` of a two-text set) as ``{"$float": "nan" | "inf" | "-inf"}``, which
+    reading turns back into the same float."""
+    try:
+        line = json.dumps(record, default=_plain, allow_nan=False, separators=(",", ":"))
+        if f'"{NONFINITE_KEY}"' not in line:  # the common case: all finite, no reserved key
+            return line
+    except ValueError:
+        pass
+    return json.dumps(_encode(record, record.get("id")), default=_plain, allow_nan=False, separators=(",", ":"))
+
+
+class RecordsWriter:
+    """Write a records file as records arrive, atomically: the file appears (or replaces an
+    older one; re-running a shard gives the same content) only when :meth:`close` succeeds.
+
+        with RecordsWriter(path, header) as out:
+            for records in score_chunks(...):
+                out.write(records)
+    """
+
+    def __init__(self, path: str, header: Dict[str, Any]) -> None:
+        self.target = Path(path)
+        if self.target.is_dir():
+            raise ValueError(f"{path}: is a directory; give a file name for the records")
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        fd, self._tmp = tempfile.mkstemp(dir=self.target.parent, prefix=f".{self.target.name}.")
+        os.close(fd)
+        opener: Any = gzip.open if self.target.suffix == ".gz" else open
+        self._fh = opener(self._tmp, "wt", encoding="utf-8")
+        self._fh.write(json.dumps({"nlgmetrics_records": FORMAT, **header}) + "\n")
+        self.count = 0
+
+    def write(self, records: Sequence[Record]) -> None:
+        for rec in records:
+            self._fh.write(record_line(rec) + "\n")
+        self.count += len(records)
+
+    def close(self) -> Path:
+        self._fh.close()
+        os.replace(self._tmp, self.target)
+        return self.target
+
+    def abort(self) -> None:
+        self._fh.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self._tmp)
+
+    def __enter__(self) -> "RecordsWriter":
+        return self
+
+    def __exit__(self, exc_type: Any, *rest: Any) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
+FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+class Fingerprint:
+    """SHA-256 of a whole corpus, fed segment by segment in id order (a corpus read in chunks
+    gets the fingerprint of the corpus read at once). Each segment is one canonical JSON line
+    ``[prediction, references, source, {extra: value}]`` of the validated inputs (references as
+    a list, :func:`~nlgmetrics.core.base.reference_group`; ``null`` where a field is not given;
+    extras by sorted name), so equal inputs give equal fingerprints on every path and no two
+    corpora share one (JSON quotes every text; a line holds no raw newline).
+
+        >>> from nlgmetrics.core.base import validate_inputs
+        >>> fp = Fingerprint()
+        >>> fp.update(validate_inputs(["a cat"], ["the cat"]))
+        >>> fp.hexdigest() == corpus_digest(validate_inputs(["a cat"], [["the cat"]], multi_reference=True))
+        True
+    """
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256(b"nlgmetrics corpus 1\n")
+
+    def update(self, inputs: Inputs) -> None:
+        refs, srcs, extras = inputs.references, inputs.sources, sorted(inputs.extras.items())
+        for i, pred in enumerate(inputs.predictions):
+            segment = [pred, None if refs is None else reference_group(refs[i]),
+                       None if srcs is None else srcs[i], {name: values[i] for name, values in extras}]
+            line = json.dumps(segment, ensure_ascii=True, separators=(",", ":"), default=_plain)
+            self._hash.update(line.encode("ascii") + b"\n")
+
+    def hexdigest(self) -> str:
+        return "sha256:" + self._hash.hexdigest()
+
+
+def corpus_digest(inputs: Inputs) -> str:
+    """The :class:`Fingerprint` of validated inputs."""
+    fingerprint = Fingerprint()
+    fingerprint.update(inputs)
+    return fingerprint.hexdigest()
+
+
+def corpus_fingerprint(scorer: Scorer, predictions: Any, references: Any = None, sources: Any = None,
+                       **extras: Any) -> str:
+    """The fingerprint of a whole corpus as ``scorer`` reads it (for :func:`write_records`):
+    every shard of one run gives the same full corpus, so every shard has the same fingerprint."""
+    return corpus_digest(scorer.validate(predictions, references, sources, **extras))
+
+
+def records_header(metric: str, options: Dict[str, Any], scorer: Scorer, *, n_segments: int,
+                   shard: Tuple[int, int], fingerprint: str) -> Dict[str, Any]:
+    """The first line of a records file: what a reduction checks the records against.
+    ``fingerprint`` is that of the whole corpus (:func:`corpus_fingerprint`), not the shard."""
+    if not isinstance(fingerprint, str) or not FINGERPRINT.fullmatch(fingerprint):
+        raise ValueError("fingerprint must be the corpus fingerprint (sha256:<64 hex digits>) from corpus_fingerprint")
+    return {"metric": metric, "options": options, "signature": scorer.signature,
+            "n_segments": int(n_segments), "shard": f"{shard[0]}/{shard[1]}", "inputs": fingerprint}
+
+
+def write_records(path: str, metric: str, options: Dict[str, Any], scorer: Scorer, records: List[Record],
+                  *, n_segments: int, shard: Tuple[int, int], fingerprint: str) -> Path:
+    """Write a records file atomically (re-running a shard replaces it with the same content).
+    ``fingerprint``: :func:`corpus_fingerprint` of the whole corpus the shard was cut from."""
+    header = records_header(metric, options, scorer, n_segments=n_segments, shard=shard, fingerprint=fingerprint)
+    with RecordsWriter(path, header) as out:
+        out.write(records)
+    return out.target
+
+
+MAX_SEGMENTS = 10**8  # a header promising more is refused (no allocation follows it anyway)
+MAX_LINE_BYTES = 64 * 2**20  # one record line
+
+
+def safe_option(spec: Any) -> bool:
+    """Whether a records file may set this option by itself: numbers, switches and fixed
+    choices only; free text (a path, a model name, a device) and mappings must come from the
+    caller."""
+    base = spec.base_type
+    return base in (bool, int, float) or (base is str and spec.choices is not None)
+
+
+def record_options(config: Any) -> Dict[str, Any]:
+    """The options a records header carries: those that differ from their defaults and can
+    change a score (device, batch size and other ``signature="never"`` fields are left out)."""
+    never = {s.name for s in config.specs() if s.signature == "never"} | set(config.RUNTIME)
+    return {k: v for k, v in config.changed().items() if k not in never}
+
+
+class _BadValue(ValueError):
+    """A value JSON parses but a records file never holds."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _BadValue(f"{name} is not allowed in a records file")
+
+
+def _nonfinite(obj: Dict[str, Any]) -> Any:
+    if NONFINITE_KEY not in obj:
+        return obj
+    name = obj[NONFINITE_KEY]
+    if len(obj) != 1 or not isinstance(name, str) or name not in _NONFINITE:
+        raise _BadValue(f'an object with the key "{NONFINITE_KEY}" must be exactly '
+                        f'{{"{NONFINITE_KEY}": "nan" | "inf" | "-inf"}}')
+    return _NONFINITE[name]
+
+
+def _parse(line: str, where: str, decoded: Optional[List[float]] = None) -> Any:
+    """One JSON line of a records file; ``decoded`` (when given) collects the non-finite
+    numbers read from ``{"$float": ...}`` objects."""
+    def hook(obj: Dict[str, Any]) -> Any:
+        value = _nonfinite(obj)
+        if decoded is not None and value is not obj:
+            decoded.append(value)
+        return value
+
+    try:
+        return json.loads(line, parse_constant=_no_constant, object_hook=hook)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{where}: not valid JSON ({err.msg}, column {err.colno})") from None
+    except _BadValue as err:  # bare NaN / Infinity, a malformed non-finite number
+        raise ValueError(f"{where}: {err}") from None
+
+
+def _same(a: Record, b: Record) -> bool:
+    """Whether two records are the same, NaN equal to NaN (a shard given twice)."""
+    def canonical(rec: Record) -> str:
+        return json.dumps(_encode(rec, rec.get("id")), default=_plain, allow_nan=False, sort_keys=True)
+    return a == b or canonical(a) == canonical(b)
+
+
+def _check_header(first: Any, where: str) -> Dict[str, Any]:
+    import nlgmetrics
+
+    if isinstance(first, dict) and first.get("nlgmetrics_records") == 1:
+        raise ValueError(f"{where}: records format 1, written by an older nlgmetrics, holds no fingerprint of its "
+                         "inputs, so shards of different inputs cannot be told apart; score the shards again")
+    if not isinstance(first, dict) or first.get("nlgmetrics_records") != FORMAT:
+        raise ValueError(f"{where}: not an nlgmetrics records file (format {FORMAT}); line 1 must be its header")
+    metric, options, signature = first.get("metric"), first.get("options"), first.get("signature")
+    n, shard, inputs = first.get("n_segments"), first.get("shard"), first.get("inputs")
+    if not isinstance(metric, str) or metric not in nlgmetrics.REGISTRY:
+        raise ValueError(f"{where}: unknown metric in the header; known: {', '.join(nlgmetrics.REGISTRY)}")
+    if not isinstance(options, dict):
+        raise ValueError(f"{where}: the header's options must be a JSON object")
+    try:  # the values are checked as the configuration checks them (nothing is built)
+        nlgmetrics.scorer_class(metric).Config.from_options(**options)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{where}: {err}") from None
+    if not isinstance(signature, str) or len(signature) > 4000:
+        raise ValueError(f"{where}: the header's signature must be a string")
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_SEGMENTS:
+        raise ValueError(f"{where}: n_segments must be an integer from 1 to {MAX_SEGMENTS}")
+    if not isinstance(shard, str):
+        raise ValueError(f"{where}: the header's shard must look like K/N")
+    try:
+        k, n_shards = parse_shard(shard)
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
+    if not isinstance(inputs, str) or not FINGERPRINT.fullmatch(inputs):
+        raise ValueError(f"{where}: the header's inputs must be a corpus fingerprint (sha256:<64 hex digits>)")
+    return {"metric": metric, "options": options, "signature": signature, "n_segments": n,
+            "shard": (k, n_shards), "inputs": inputs}
+
+
+def _check_record(rec: Any, where: str, n: int, shard: Tuple[int, int],
+                  nonfinite: Optional[frozenset] = frozenset()) -> Record:
+    """A record checked: an object with an integer id in range and in the file's shard, and
+    non-finite numbers only in the fields the metric declares (``nonfinite``; None: the line
+    cannot hold one, so no field is walked)."""
+    if not isinstance(rec, dict):
+        raise ValueError(f"{where}: a record must be a JSON object")
+    bad = [] if nonfinite is None else sorted(k for k, v in rec.items() if k not in nonfinite and has_nonfinite(v))
+    if bad:
+        raise ValueError(f"{where}: field {bad[0]!r} holds a non-finite number, which this metric's records never do")
+    seg = rec.get("id")
+    if not isinstance(seg, int) or isinstance(seg, bool):
+        raise ValueError(f"{where}: a record needs an integer id")
+    if not 0 <= seg < n:
+        raise ValueError(f"{where}: segment id {seg} is outside 0..{n - 1} (the header says {n} segments)")
+    if seg % shard[1] != shard[0] - 1:
+        raise ValueError(f"{where}: segment id {seg} does not belong to shard {shard[0]}/{shard[1]}")
+    return rec
+
+
+def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
+    """Read shard files and check them as untrusted data: the header's fields, each record's
+    id (an integer in range, in the file's shard), the count of records against the header,
+    that all files come from one run (metric, options, signature, segment count and the
+    fingerprint of the inputs agree) and together cover every segment once (the same shard
+    given twice is merged when its records are identical). Every error names the file and
+    line and quotes nothing of the file. Returns (header, records sorted by id)."""
+    import nlgmetrics
+    from nlgmetrics.cli import files
+
+    header: Optional[Dict[str, Any]] = None
+    first_path = ""
+    by_id: Dict[int, Record] = {}
+    for path in paths:
+        path = str(path)
+        lines = files.iter_lines(path, max_line_bytes=MAX_LINE_BYTES)
+        try:
+            first_line = next(lines)
+        except StopIteration:
+            raise ValueError(f"{path}: empty; not an nlgmetrics records file") from None
+        head = _check_header(_parse(first_line, f"{path}, line 1"), f"{path}, line 1")
+        run = {k: head[k] for k in ("metric", "options", "signature", "n_segments", "inputs")}
+        if header is None:
+            header, first_path = run, path
+        elif run != header:
+            differ = [k for k in run if run[k] != header[k]]
+            if "options" in differ:
+                keys = set(run["options"]) | set(header["options"])
+                differ[differ.index("options")] = "options " + ", ".join(
+                    sorted(k for k in keys if run["options"].get(k) != header["options"].get(k)))
+            if differ == ["inputs"]:
+                raise ValueError(f"{path}, line 1: was scored from other inputs than {first_path} (their corpus "
+                                 "fingerprints differ: other predictions, references, sources or per-segment "
+                                 "inputs); give every shard of a run the same whole corpus")
+            raise ValueError(f"{path}, line 1: comes from a different run than {first_path} "
+                             f"({'; '.join(differ)} differ)")
+        n, shard = head["n_segments"], head["shard"]
+        nonfinite = nlgmetrics.scorer_class(head["metric"]).nonfinite_fields
+        mine: Dict[int, Record] = {}
+        for lineno, line in enumerate(lines, start=2):
+            if not line.strip():
+                continue
+            where = f"{path}, line {lineno}"
+            decoded: List[float] = []  # a non-finite number can only come from a {"$float": ...} object
+            parsed = _parse(line, where, decoded)
+            rec = _check_record(parsed, where, n, shard, nonfinite if decoded else None)
+            for seen in (mine, by_id):
+                old = seen.get(rec["id"])
+                if old is not None and not _same(old, rec):
+                    raise ValueError(f"{where}: segment {rec['id']} has conflicting records")
+            mine[rec["id"]] = rec
+        want = shard_size(n, *shard)
+        if len(mine) != want:
+            raise ValueError(f"{path}: shard {shard[0]}/{shard[1]} of {n} segments should hold {want} records, "
+                             f"it holds {len(mine)} (an interrupted or edited file?)")
+        by_id.update(mine)
+    if header is None:
+        raise ValueError("no records files given")
+    ids = sorted(by_id)
+    if len(ids) != header["n_segments"]:
+        missing = [i for i, seg in enumerate(ids + [header["n_segments"]]) if seg != i][:1]
+        first = missing[0] if missing else len(ids)
+        raise ValueError(f"{header['n_segments'] - len(ids)} segment(s) have no record (first: {first}); "
+                         "a shard is missing")
+    return header, [by_id[i] for i in ids]
+
+
+def reduce_files(paths: Iterable[str], metric: Optional[str] = None, options: Optional[Dict[str, Any]] = None,
+                 *, quiet: bool = True) -> MetricResult:
+    """Merge shard files and run the metric's corpus reduction. The metric and options come
+    from the caller; without them, from the files, but only when every option there is on
+    the safe list (:func:`safe_option`): a file never names a path, a model or a device."""
+    import nlgmetrics
+
+    paths = [str(p) for p in paths]
+    header, records = read_records(paths)
+    where = f"{paths[0]}, line 1"
+    if metric is not None and metric != header["metric"]:
+        raise ValueError(f"{where}: the records are of metric {header['metric']!r}, not {metric!r}")
+    cls = nlgmetrics.scorer_class(header["metric"])
+    try:
+        in_file = cls.Config.from_options(**header["options"])
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
+    if options is None:
+        unsafe = sorted(k for k in header["options"] if not safe_option(cls.Config.spec(k)))
+        if unsafe:
+            raise ValueError(f"{where}: option(s) {', '.join(unsafe)} may name a path, model or device, and a "
+                             "records file is data: give the metric and its options yourself "
+                             f"(nlgmetrics reduce FILES --metric {header['metric']} -o KEY=VALUE ...)")
+        config = in_file
+    else:
+        config = cls.Config.from_options(**options)
+        given, written = record_options(config), record_options(in_file)
+        differ = sorted(k for k in set(given) | set(written) if json.dumps(given.get(k)) != json.dumps(written.get(k)))
+        if differ:
+            names = ", ".join(differ)
+            raise ValueError(f"{where}: the records were scored with other options ({names} differ)")
+    scorer = nlgmetrics.load(header["metric"], quiet=quiet, **config.changed())
+    if scorer.signature != header["signature"]:
+        raise ValueError(f"{where}: the scorer's signature differs from the one that wrote the records "
+                         f"({scorer.signature} here); versions differ?")
+    try:
+        return scorer.reduce(records)
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as err:
+        raise ValueError(f"the records in {', '.join(paths)} do not fit {header['metric']}'s reduction "
+                         f"({type(err).__name__}: {err})") from None

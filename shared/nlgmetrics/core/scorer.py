@@ -1,0 +1,157 @@
+"""The Scorer template every metric fills: validate -> ``score_segments`` (per segment,
+shardable) -> ``reduce_records`` (the corpus steps); input rules are in :mod:`.inputs`."""
+from __future__ import annotations
+
+import abc
+from typing import Any, ClassVar, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Type
+
+from .config import MetricConfig
+from .inputs import PYTHON_SPELLING, Inputs, Record, Spelling, validate_inputs
+from .result import MetricResult, make_signature
+from .version import __version__
+
+
+def split_extras(cls: Type["Scorer"], kwargs: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """``(options, extras)``: the keyword arguments that are the scorer's declared per-segment
+    inputs (``extra_inputs``, e.g. SAM's ``base_scores``) go to ``score``; the rest are
+    configuration options (an unknown name stays there, for the configuration to refuse)."""
+    options = {k: v for k, v in kwargs.items() if k not in cls.extra_inputs}
+    return options, {k: v for k, v in kwargs.items() if k in cls.extra_inputs}
+
+
+class Scorer(abc.ABC):
+    """Base of every metric: ``score`` = validate -> ``score_segments`` -> ``reduce``.
+
+    A metric sets ``name``, ``Config`` (its :class:`~nlgmetrics.core.config.MetricConfig`) and
+    the input modes, builds its models in :meth:`setup`, and fills two hooks:
+    ``score_segments`` returns one JSON-serialisable record per segment (with its ``id``), and
+    ``reduce_records`` turns the gathered records into a :class:`MetricResult`. The template
+    methods ``score`` and ``reduce`` are not overridden: ``reduce`` sorts the records (shards
+    arrive in any order), refuses duplicates and then calls the hook. Per-call inputs beside
+    the texts are declared in ``extra_inputs`` and travel in :attr:`Inputs.extras` and in the
+    records, so every mode shards.
+    """
+
+    name: ClassVar[str] = ""
+    Config: ClassVar[Type[MetricConfig]] = MetricConfig
+    references_mode: ClassVar[str] = "required"
+    sources_mode: ClassVar[str] = "none"
+    multi_reference: ClassVar[bool] = False
+    #: per-call, per-segment inputs beside the texts: name -> one line of documentation
+    extra_inputs: ClassVar[Dict[str, str]] = {}
+    #: record fields that may hold a documented NaN or infinity (a records file refuses a
+    #: non-finite number anywhere else)
+    nonfinite_fields: ClassVar[frozenset] = frozenset()
+    _TEMPLATE: ClassVar[Tuple[str, ...]] = ("score", "reduce", "validate")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for method in cls._TEMPLATE:
+            if method in cls.__dict__:
+                raise TypeError(f"{cls.__name__} overrides the template method {method}(); "
+                                "fill score_segments / reduce_records / check_extras instead")
+
+    def __init__(self, config: Optional[MetricConfig] = None, *, quiet: bool = False, **options: Any) -> None:
+        if config is None:
+            config = self.Config.from_options(**options)
+        elif options:
+            raise TypeError("give either a configuration or keyword options, not both")
+        elif not isinstance(config, self.Config):
+            raise TypeError(f"{type(self).__name__} takes a {self.Config.__name__}, got {type(config).__name__}")
+        self.config = config
+        self.quiet = quiet
+        self.setup()
+
+    def setup(self) -> None:
+        """Build what the configuration asks for (models, lexicons); override."""
+
+    # -- the template -----------------------------------------------------------------------
+    def validate(self, predictions: Any, references: Any = None, sources: Any = None,
+                 ids: Optional[Sequence[int]] = None, **extras: Any) -> Inputs:
+        inputs = validate_inputs(
+            predictions, references, sources,
+            references_mode=self.references_mode, sources_mode=self.sources_mode,
+            multi_reference=self.multi_reference, ids=ids,
+        )
+        unknown = [k for k, v in extras.items() if k not in self.extra_inputs and v is not None]
+        if unknown:
+            takes = f"it takes: {', '.join(self.extra_inputs)}" if self.extra_inputs else "it takes none"
+            raise ValueError(f"{self.name} got unknown per-segment input(s) {', '.join(unknown)}; {takes}")
+        given = {k: v for k, v in extras.items() if v is not None}
+        inputs.extras = self.check_extras(given, len(inputs))
+        return inputs
+
+    def check_extras(self, extras: Dict[str, Any], n: int) -> Dict[str, List[Any]]:
+        """Validate per-call inputs (one value per segment); override with ``extra_inputs``."""
+        return {}
+
+    @classmethod
+    def check_extra_names(cls, config: MetricConfig, names: Collection[str],
+                          spelling: Spelling = PYTHON_SPELLING) -> None:
+        """Before anything loads: whether ``config`` takes the declared per-segment inputs
+        ``names`` and has all it needs (``ValueError`` if not, written in ``spelling``).
+        Default: any of them, none required."""
+
+    @classmethod
+    def check_extra_value(cls, config: MetricConfig, name: str, value: float, where: str,
+                          spelling: Spelling = PYTHON_SPELLING) -> float:
+        """Before anything loads: one number of per-segment input ``name`` (``where`` names it
+        in the error, e.g. ``scores.txt, line 4``; hints written in ``spelling``). Default: any
+        finite number."""
+        return value
+
+    def score(self, predictions: Any, references: Any = None, sources: Any = None,
+              **extras: Any) -> MetricResult:
+        """Score a corpus: per-segment scores, corpus score, details and signature."""
+        inputs = self.validate(predictions, references, sources, **extras)
+        if len(inputs) == 0:
+            raise ValueError("predictions is empty; give at least one segment")
+        return self.reduce(self.score_segments(inputs))
+
+    def reduce(self, records: List[Record]) -> MetricResult:
+        """Corpus reduction over gathered records, in any order (shards)."""
+        return self.reduce_records(sort_records(records))
+
+    # -- the hooks --------------------------------------------------------------------------
+    @abc.abstractmethod
+    def score_segments(self, inputs: Inputs) -> List[Record]:
+        """Per-segment work; independent across segments except for shared caches."""
+
+    @abc.abstractmethod
+    def reduce_records(self, records: List[Record]) -> MetricResult:
+        """Corpus reduction over records sorted by ``id``, each id once."""
+
+    def resolved(self) -> Dict[str, Any]:
+        """Signature facts known only after :meth:`setup` (the model loaded, the parser
+        backend used), short key -> value; override."""
+        return {}
+
+    @property
+    def signature(self) -> str:
+        """Reproducibility string generated from the configuration: every field that differs
+        from its default (and the ``always`` ones), then the resolved facts."""
+        return make_signature(self.name, __version__, **self.config.signature_fields(self.resolved()))
+
+
+def sort_records(records: List[Record]) -> List[Record]:
+    """Records in segment-id order, refusing duplicates (a shard merged twice) and records
+    without an integer id."""
+    for rec in records:
+        if not isinstance(rec, dict) or not isinstance(rec.get("id"), int) or isinstance(rec.get("id"), bool):
+            raise ValueError(f"a record has no integer id: {str(rec)[:80]}")
+    out = sorted(records, key=lambda r: r["id"])
+    for a, b in zip(out, out[1:]):
+        if a["id"] == b["id"]:
+            raise ValueError(f"segment id {a['id']} appears twice in the records")
+    return out
+
+
+def mean_reduce(scorer: Scorer, records: List[Record], *, key: str = "score",
+                corpus: Optional[Dict[str, Any]] = None) -> MetricResult:
+    """The common reduction: corpus score = mean of the per-segment ``key`` values;
+    every other field of a record becomes that segment's details."""
+    recs = sort_records(records)
+    scores = [float(r[key]) for r in recs]
+    details = [{k: v for k, v in r.items() if k != key} for r in recs]
+    score = sum(scores) / len(scores) if scores else float("nan")
+    return MetricResult(scorer.name, scores, score, scorer.signature, details, dict(corpus or {}))

@@ -1,0 +1,2 @@
+"""The surfaces that plug nlgmetrics into other libraries: evaluate modules, the transformers
+Trainer hook, torch.distributed scale-out."""

@@ -1,0 +1,353 @@
+"""What the thin ``evaluate.Metric`` wrappers in ``metrics/<name>/<name>.py`` share: the base
+class :class:`Metric` (named configurations checked, inputs checked before evaluate turns them
+into Arrow columns, per-call inputs passed to the core scorer), the argument documentation
+generated from the metric's configuration, and ``install_modules`` so that
+``evaluate.load("<name>")`` / ``evaluate.load("nlgmetrics/<name>")`` work offline.
+
+The wrappers import this *module* (``from nlgmetrics import evaluate_support as support``),
+never the class itself: evaluate takes the first ``evaluate.Metric`` subclass it finds in a
+script's namespace as the metric, which must be the wrapper's own class.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+import shutil
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import datasets
+import evaluate
+
+import nlgmetrics
+from nlgmetrics.core.config import kwargs_doc
+from nlgmetrics.core.inputs import validate_texts
+from nlgmetrics.core.scorer import split_extras
+
+TEXT = datasets.Value("string")
+#: the owner under which the publish step puts the modules on the Hub (``nlgmetrics/<name>``)
+HUB_OWNER = "nlgmetrics"
+RETURN_DETAILS_DOC = "also return per-segment details and corpus information"
+
+
+def features(*, sources: bool = False, multi_reference: bool = False,
+             extras: Sequence[str] = ()) -> datasets.Features:
+    """``predictions`` and ``references`` (a string, or a list of strings with
+    ``multi_reference``), plus ``sources`` and per-segment float ``extras`` when a
+    configuration takes them as columns."""
+    fields: dict[str, Any] = {"predictions": TEXT,
+                              "references": datasets.Sequence(TEXT) if multi_reference else TEXT}
+    if sources:
+        fields["sources"] = TEXT
+    for name in extras:
+        fields[name] = datasets.Value("float64")
+    return datasets.Features(fields)
+
+
+def metric_info(*, description: str, citation: str, inputs_description: str,
+                features: Any, reference_urls: list[str] | None = None) -> evaluate.MetricInfo:
+    return evaluate.MetricInfo(
+        description=description,
+        citation=citation,
+        inputs_description=inputs_description,
+        features=features,
+        homepage="https://pypi.org/project/nlgmetrics/",
+        codebase_urls=[],
+        reference_urls=reference_urls or [],
+    )
+
+
+def config_options(name: str, config_name: str | None, configs: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The options a named configuration presets; an unknown name is an error listing the
+    configurations (never a silent fall-back to the default). The preset is checked against
+    the metric's configuration, so a renamed option cannot hide in a wrapper."""
+    key = config_name or "default"
+    if key not in configs:
+        raise ValueError(f"unknown configuration {key!r} for {name}; the configurations are: "
+                         f"{', '.join(configs)}")
+    options = dict(configs[key])
+    nlgmetrics.scorer_class(name).Config.from_options(**options)
+    return options
+
+
+def kwargs_description(name: str, *, inputs: str, returns: str, examples: str,
+                       configs: Mapping[str, Mapping[str, Any]]) -> str:
+    """The wrapper's ``_KWARGS_DESCRIPTION``: the hand-written ``inputs`` lines, then the
+    per-segment inputs, every configuration field (generated from the metric's ``Config``) and
+    the named configurations, then ``returns`` and the doctest ``examples``."""
+    cls = nlgmetrics.scorer_class(name)
+    lines = ["", "Args:", inputs.rstrip("\n")]
+    for extra, doc in cls.extra_inputs.items():
+        lines.append(f"    {extra} (list of float, optional): {doc}")
+    lines.append(f"    return_details (bool, default False): {RETURN_DETAILS_DOC}.")
+    lines.append("Options (keyword arguments of compute, or of evaluate.load(path, config_name, **options) "
+                 "on top of the configuration's preset; a configuration name presets some):")
+    lines.append(kwargs_doc(cls.Config))
+    lines.append("Configurations (evaluate.load(path, config_name)):")
+    for cname, preset in configs.items():
+        text = ", ".join(f"{k}={v!r}" for k, v in preset.items()) or "the defaults"
+        lines.append(f"    {cname}: {text}")
+    lines += ["Returns:", returns.rstrip("\n"), "Examples:", examples.rstrip("\n"), ""]
+    return "\n".join(lines)
+
+
+def check_batch(name: str, multi_reference: bool, **columns: Any) -> dict[str, Any]:
+    """The core's text checks on raw ``add_batch`` / ``compute`` columns, before evaluate
+    encodes them: a bare string (which evaluate would split into characters), ``None`` or a
+    non-string item gives the core's ``ValueError``. Returns the columns as the core would
+    score them, so evaluate stores those and not the originals: every text normalised
+    (:func:`~nlgmetrics.core.base.normalize_text`: a lone surrogate, which Arrow cannot encode,
+    becomes U+FFFD) and, with ``multi_reference``, every reference a list (a string is one
+    reference, as in the core), so a batch mixing strings and lists, or batches of different
+    shapes, fit the one ``Sequence`` feature. ``None`` columns and other columns (per-segment
+    inputs) come back unchanged."""
+    out = dict(columns)
+    for field in ("predictions", "references", "sources"):
+        value = columns.get(field)
+        if value is not None:
+            multi = multi_reference and field == "references"
+            texts = validate_texts(value, field, multi=multi)
+            out[field] = [[t] if isinstance(t, str) else t for t in texts] if multi else texts
+    return out
+
+
+#: the keyword arguments evaluate's own ``EvaluationModule.__init__`` takes (cache_dir, ...)
+_EVALUATE_INIT = frozenset(inspect.signature(evaluate.EvaluationModule.__init__).parameters) - {"self", "kwargs"}
+
+
+class Metric(evaluate.Metric):
+    """Base of the wrappers. A wrapper sets ``metric_name``, ``CONFIGS`` (name -> preset
+    options, ``default`` first), ``DESCRIPTION``, ``CITATION``, ``KWARGS_DESCRIPTION`` and
+    ``REFERENCE_URLS``; it overrides :meth:`_features` when a configuration changes the
+    columns.
+
+    Options given to ``evaluate.load(path, config_name, **options)`` apply on top of the
+    configuration's preset (evaluate itself would drop them) and are checked there; per-segment
+    inputs (``extra_inputs``) are refused at load, they belong to ``compute``/``add_batch``.
+    The module's ``name`` is the metric's name (``rome``, not evaluate's ``ro_me``)."""
+
+    metric_name: ClassVar[str] = ""
+    CONFIGS: ClassVar[Mapping[str, Mapping[str, Any]]] = {"default": {}}
+    DESCRIPTION: ClassVar[str] = ""
+    CITATION: ClassVar[str] = ""
+    KWARGS_DESCRIPTION: ClassVar[str] = ""
+    REFERENCE_URLS: ClassVar[Sequence[str]] = ()
+
+    def __init__(self, config_name: str | None = None, **kwargs: Any) -> None:
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        for name in sorted(k for k in _EVALUATE_INIT & set(cls.Config.names()) if kwargs.get(k) is not None):
+            # evaluate takes it as its own argument (cache_dir: its Arrow data directory)
+            warnings.warn(f"{name} given to evaluate.load is evaluate's own argument and does not reach "
+                          f"{self.metric_name}'s option of the same name; pass {name} to compute(...) for that",
+                          stacklevel=3)
+        own = {k: v for k, v in kwargs.items() if k in _EVALUATE_INIT}
+        options = {k: v for k, v in kwargs.items() if k not in _EVALUATE_INIT}
+        self.load_quiet = options.pop("quiet", None)
+        options, extras = split_extras(cls, options)
+        if extras:
+            raise ValueError(f"{', '.join(sorted(extras))} {'is a' if len(extras) == 1 else 'are'} per-segment "
+                             f"input{'s' if len(extras) > 1 else ''}: pass {'it' if len(extras) == 1 else 'them'} "
+                             "to compute(...) or add_batch(...), not to evaluate.load")
+        self.load_options = options
+        super().__init__(config_name, **own)
+        # evaluate names a module after its class in snake case ("RoMe" -> "ro_me"); the name
+        # is the metric's (the Trainer hook's key, evaluate.combine's "<name>_score")
+        self._module_info.module_name = self.metric_name
+
+    def _info(self) -> evaluate.MetricInfo:
+        preset = config_options(self.metric_name, self.config_name, self.CONFIGS)
+        load_options = getattr(self, "load_options", {})
+        if load_options:
+            preset.update(load_options)
+            nlgmetrics.scorer_class(self.metric_name).Config.from_options(**preset)
+        self.preset = preset
+        return metric_info(description=self.DESCRIPTION, citation=self.CITATION,
+                           inputs_description=self.KWARGS_DESCRIPTION,
+                           features=self._features(self.preset), reference_urls=list(self.REFERENCE_URLS))
+
+    def _features(self, preset: Mapping[str, Any]) -> Any:
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        return features(multi_reference=cls.multi_reference, sources=cls.sources_mode == "required")
+
+    def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
+        """Add a batch of predictions and references (checked and normalised as the core
+        does: lists of strings, never a bare string; see :func:`check_batch`). ``compute``
+        with inputs goes through here too.
+        """
+        self._check_missing({"predictions": predictions, "references": references, **kwargs},
+                            "{field} is None but {given} is given; pass {field} too, one item per prediction")
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        super().add_batch(**check_batch(self.metric_name, cls.multi_reference, predictions=predictions,
+                                        references=references, **kwargs))
+
+    def _check_missing(self, batch: Mapping[str, Any], message: str) -> None:
+        """``ValueError`` naming the first text column this module takes that is ``None``
+        while another is given (evaluate would fail inside Arrow, or with its format message)."""
+        fields = [f for f in ("predictions", "references", "sources") if f in self._feature_names()]
+        given = [f for f in fields if batch.get(f) is not None]
+        missing = [f for f in fields if batch.get(f) is None]
+        if given and missing:
+            raise ValueError(message.format(field=missing[0], one=missing[0][:-1] if missing[0] != "sources" else "source",
+                                            given=given[0]))
+
+    def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
+        """Add one prediction and its reference(s), checked and normalised as in
+        :meth:`add_batch`."""
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        given = {"predictions": prediction, "references": reference, "sources": kwargs.get("sources")}
+        self._check_missing(given, "{one} is None; pass an empty string for an empty text")
+        checked = check_batch(self.metric_name, cls.multi_reference,
+                              **{field: None if value is None else [value] for field, value in given.items()})
+        one = {field: None if value is None else value[0] for field, value in checked.items()}
+        if "sources" in kwargs:
+            kwargs["sources"] = one["sources"]
+        super().add(prediction=one["predictions"], reference=one["references"], **kwargs)
+
+    def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
+        """evaluate's ``compute``, after the options and per-segment inputs are checked: evaluate
+        drops the added batches before ``_compute`` runs, so an error there would lose them."""
+        self.check_call(predictions, kwargs)
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def call_options(self, options: dict[str, Any], extras: Mapping[str, Any]) -> dict[str, Any]:
+        """The configuration options of one ``compute`` call given its per-segment inputs
+        (a wrapper may derive an option from them, e.g. SAM's ``base``)."""
+        return options
+
+    def checked_config(self, kwargs: Mapping[str, Any]) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+        """The configuration of a ``compute`` call with keyword arguments ``kwargs`` (options on
+        top of the preset, as :meth:`call_options` derives them), checked; and the call's
+        per-segment inputs given as keywords and as columns. ``ValueError`` for a bad option."""
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        columns = set(self._feature_names())
+        given = {k: v for k, v in kwargs.items() if k not in columns and k not in ("return_details", "quiet")}
+        options, extras = split_extras(cls, given)
+        column_extras = {k: kwargs.get(k) for k in columns if k in cls.extra_inputs}
+        options = self.call_options(options, {**column_extras, **extras})
+        return cls.Config.from_options(**{**self.preset, **options}), extras, column_extras
+
+    def check_call(self, predictions: Any, kwargs: Mapping[str, Any]) -> None:
+        """Options (on top of the preset) and per-segment inputs of a ``compute`` call checked as
+        the core will: unknown or bad options, missing or unexpected per-segment inputs, their
+        length and values. ``ValueError`` if not."""
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        config, extras, column_extras = self.checked_config(kwargs)
+        extras = {k: v for k, v in extras.items() if v is not None}
+        cls.check_extra_names(config, [*extras, *column_extras])
+        added = len(self.writer) if self.writer is not None else 0
+        n: int | None = added
+        if predictions is not None:  # a bare string is refused later, by add_batch
+            n = added + len(predictions) if isinstance(predictions, (list, tuple)) else None
+        for name, values in extras.items():
+            if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
+                raise ValueError(f"{name} must be a list of numbers, one per prediction")
+            if n is not None and len(values) != n:
+                raise ValueError(f"{name} has {len(values)} items but predictions has {n}")
+            for i, value in enumerate(values):
+                cls.check_extra_value(config, name, value, f"{name}[{i}]")
+
+    def _compute(self, predictions: Any, references: Any = None, sources: Any = None,
+                 return_details: bool = False, **kwargs: Any) -> dict[str, Any]:
+        if kwargs.get("quiet") is None and getattr(self, "load_quiet", None) is not None:
+            kwargs["quiet"] = self.load_quiet
+        return compute(self.metric_name, predictions, references, sources, config_options=self.preset,
+                       return_details=return_details, **kwargs)
+
+
+def compute(name: str, predictions: Any, references: Any = None, sources: Any = None, *,
+            config_options: Mapping[str, Any] | None = None, return_details: bool = False,
+            quiet: bool | None = None, **kwargs: Any) -> dict[str, Any]:
+    """Score with the cached core scorer; returns ``score``, ``scores``, ``signature`` (and
+    ``details`` plus ``corpus`` with ``return_details=True``). ``kwargs`` are configuration
+    options, except the scorer's per-segment inputs (``extra_inputs``, e.g. SAM's
+    ``base_scores``), which go to ``score`` beside the texts."""
+    kwargs, extras = split_extras(nlgmetrics.scorer_class(name), kwargs)
+    merged = dict(config_options or {})
+    merged.update(kwargs)
+    scorer = nlgmetrics.load(name, quiet=quiet, **merged)
+    extras = {k: (None if v is None else list(v)) for k, v in extras.items()}
+    result = scorer.score(list(predictions), None if references is None else list(references),
+                          None if sources is None else list(sources), **extras)
+    out: dict[str, Any] = {"score": result.score, "scores": result.scores, "signature": result.signature}
+    if return_details:
+        out["details"] = result.details
+        out["corpus"] = result.corpus
+    return out
+
+
+# -- load by name, offline ------------------------------------------------------------------
+def module_names(name: str) -> list[str]:
+    """The names under which ``evaluate.load`` finds metric ``name``: the bare name (which
+    evaluate looks up as ``evaluate-metric/<name>``) and the Hub name ``nlgmetrics/<name>``."""
+    return [f"evaluate-metric--{name}", f"{HUB_OWNER}--{name}"]
+
+
+def modules_cache() -> Path:
+    """evaluate's dynamic-modules folder (``$HF_MODULES_CACHE/evaluate_modules``)."""
+    from evaluate.loading import init_dynamic_modules
+
+    return Path(init_dynamic_modules())
+
+
+def module_script(name: str) -> Path:
+    """The wrapper script of metric ``name`` shipped in the package (found without importing
+    the scorer, so installing needs none of the metric's dependencies)."""
+    from nlgmetrics import evaluate_modules  # type: ignore[attr-defined]  # mapped onto metrics/
+
+    if name not in nlgmetrics.REGISTRY:
+        raise ValueError(f"unknown metric {name!r}; available: {', '.join(nlgmetrics.REGISTRY)}")
+    script = Path(evaluate_modules.__file__).resolve().parent / name / f"{name}.py"
+    if not script.is_file():
+        raise FileNotFoundError(f"evaluate module for {name!r} not found at {script}")
+    return script
+
+
+def install_modules(names: Sequence[str] | None = None, cache: os.PathLike | None = None) -> list[Path]:
+    """Put each metric's evaluate script where ``evaluate.load`` looks for modules it has
+    loaded before, so ``evaluate.load("datscore")`` and ``evaluate.load("nlgmetrics/datscore")``
+    work offline. Idempotent; run again after upgrading nlgmetrics (the newest copy wins).
+    Returns the installed script paths."""
+    root = Path(cache) if cache is not None else modules_cache()
+    installed = []
+    for name in names or list(nlgmetrics.REGISTRY):
+        script = module_script(name)
+        digest = hashlib.sha256(script.read_bytes()).hexdigest()  # 64 hex digits, as evaluate's
+        for module in module_names(name):
+            folder = root / "metrics" / module
+            target = folder / digest / f"{name}.py"
+            for path in (root / "metrics", folder, folder / digest):
+                path.mkdir(parents=True, exist_ok=True)
+                (path / "__init__.py").touch(exist_ok=True)
+            shutil.copyfile(script, target)
+            readme = script.parent / "README.md"
+            if readme.is_file():
+                shutil.copyfile(readme, target.parent / "README.md")
+            os.utime(target)  # evaluate picks the most recently modified copy
+            installed.append(target)
+    return installed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m nlgmetrics.integrations.evaluate [names...]``: install the modules (the work of
+    ``nlgmetrics install-evaluate``)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="nlgmetrics install-evaluate", description=main.__doc__)
+    parser.add_argument("names", nargs="*", help="metrics (default: all installed)")
+    args = parser.parse_args(argv)
+    try:
+        paths = install_modules(args.names or None)
+    except (ValueError, OSError) as err:
+        parser.error(str(err))
+    for path in paths:
+        print(path)
+    print("evaluate.load(name) and evaluate.load('nlgmetrics/<name>') now work offline "
+          "(set HF_EVALUATE_OFFLINE=1 to skip the Hub lookup)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

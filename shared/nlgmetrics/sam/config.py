@@ -1,0 +1,94 @@
+"""SAM's configuration: bases and their scales, profiles, the options (:class:`SAMConfig`)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
+
+from nlgmetrics.core.config import MetricConfig, option
+from nlgmetrics.core.lexical import sentence_bleu, sentence_chrf, sentence_meteor
+from nlgmetrics.sam.sentiment import DEFAULT_LEXICON, LEXICONS
+
+BASES = ("bleu", "chrf", "meteor", "bertscore", "given")
+#: the scale each base metric reports (SAM keeps it)
+BASE_SCALES = {"bleu": "0-100", "chrf": "0-100", "meteor": "0-1", "bertscore": "0-1", "given": "caller's"}
+#: the lower end of each built-in base's scale: the anchor of the penalty
+BASE_LOW = {"bleu": 0.0, "chrf": 0.0, "meteor": 0.0, "bertscore": 0.0}
+SENTENCE_METRICS: Dict[str, Callable[[str, Any], float]] = {
+    "bleu": sentence_bleu, "chrf": sentence_chrf, "meteor": sentence_meteor}
+MATCHING = ("lemma", "meteor")
+#: ``damping``: p * min(1, k / n) with n every unmatched item (``items``), those with a polarity
+#: (``polar``), or every item but only when S_h and S_r agree in sign (``same-sign``)
+DAMPING = ("off", "items", "polar", "same-sign")
+#: BERTScore encoder per profile: the paper's roberta-large (layer 17) or the offline MiniLM
+PROFILES = {"paper": "roberta-large", "lite": "minilm"}
+
+
+@dataclass(frozen=True)
+class SAMConfig(MetricConfig):
+    """SAM's options (the card's options table is generated from this class)."""
+
+    RENAMED = {"tagger": "linguistic_backend"}
+
+    base: str = option("meteor", "base metric C_hr: sentence BLEU, chrF, METEOR, BERTScore F1, or "
+                       "`given` (pass `base_scores=[...]`)", choices=BASES, signature="always")
+    profile: str = option("paper", "BERTScore encoder: `paper` (roberta-large, layer 17, hub) or `lite` "
+                          "(all-MiniLM-L6-v2, offline); only the BERTScore base uses a model (other bases leave it, "
+                          "and dtype, out of the signature)",
+                          choices=tuple(PROFILES), signature="always")
+    model: Optional[str] = option(None, "BERTScore encoder override (hub id, local directory or `minilm`)")
+    layer: Optional[int] = option(None, "BERTScore hidden layer override", low=0)
+    lexicon: Union[str, Mapping[str, float]] = option(
+        DEFAULT_LEXICON, "prior-polarity lexicon: " + ", ".join(f"`{n}`" for n in LEXICONS)
+        + ", a SentiWords 1.1 file path, or a `{lemma#pos: score}` mapping (signature: its name and digest)",
+        short="lex")
+    matching: str = option("meteor", "`meteor`: METEOR's exact/stem/synonym alignment of the words; `lemma`: "
+                           "lemma#pos items as multisets (the paper's); always in the signature (the default changed in 0.2)",
+                           choices=MATCHING, short="match", signature="always")
+    multiword: bool = option(False, "join 2-4 adjacent words that form a multiword lexicon entry "
+                             "(`ice_cream#n`) into one item", short="mwe")
+    damping: str = option("off", "shrink p when the mismatch is diffuse: p * min(1, damping_k / n), n = the "
+                          "unmatched items of both texts (`items`), those with a non-zero polarity (`polar`), or "
+                          "all items but only when S_h and S_r have the same sign (`same-sign`); `off`: the "
+                          "paper's p (the default, see the card)", choices=DAMPING, short="damp")
+    damping_k: float = option(2.0, "k of `damping`: the unmatched items up to which p is kept whole", low=0.0,
+                              low_open=True, short="k")
+    base_range: Optional[Tuple[float, float]] = option(
+        None, "scale `[low, high]` of given base scores (e.g. `[-1, 1]`, `[0, 100]`); the penalty is "
+        "anchored at `low`; unset: given scores must lie in [0, 1]", short="range")
+    linguistic_backend: str = option("auto", "tagger/lemmatiser: `auto`/`spacy`/`stanza` (tags and lemmas only) or "
+                                     "`lookup` (spaCy's tokenizer + a word -> tag, lemma table of spaCy's most "
+                                     "frequent analyses; see the card for speed and quality) (signature: the backend "
+                                     "that ran)", choices=("auto", "spacy", "stanza", "lookup"), short="tagger")
+    device: str = option("auto", "BERTScore device (auto, cpu, cuda, cuda:N, mps)", signature="never")
+    dtype: str = option("fp32", "BERTScore encoder precision", choices=("fp32", "fp16", "bf16"))
+    batch_size: int = option(32, "BERTScore batch size", low=1, signature="never")
+
+    def check(self) -> None:
+        if self.base != "bertscore" and (self.model is not None or self.layer is not None):
+            raise ValueError(f"model/layer only apply to base='bertscore', not {self.base!r}")
+        if not isinstance(self.lexicon, (str, Mapping)):
+            raise ValueError(f"lexicon must be a name, a file path or a mapping, got {type(self.lexicon).__name__}")
+        if self.base_range is not None:
+            if self.base != "given":
+                raise ValueError(f"base_range applies to base='given' only; {self.base!r} has its own scale "
+                                 f"({BASE_SCALES[self.base]})")
+            object.__setattr__(self, "base_range", parse_range(self.base_range))
+
+
+    def inert(self) -> frozenset:
+        """The encoder's options do nothing unless BERTScore is the base."""
+        return frozenset() if self.base == "bertscore" else frozenset({"profile", "dtype"})
+
+
+def parse_range(value: Any) -> Tuple[float, float]:
+    """``(low, high)``: two finite numbers with low < high, else a ValueError naming base_range."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ValueError(f"base_range must be two numbers [low, high], got {value!r}")
+    try:
+        low, high = float(value[0]), float(value[1])
+    except (TypeError, ValueError):
+        raise ValueError(f"base_range must be two numbers [low, high], got {value!r}") from None
+    if not (math.isfinite(low) and math.isfinite(high) and math.isfinite(high - low)) or not low < high:
+        raise ValueError(f"base_range must be finite with low < high (and a finite width), got {value!r}")
+    return (low, high)

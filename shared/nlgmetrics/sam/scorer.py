@@ -1,0 +1,174 @@
+"""The SAM scorer: base metric per segment, unmatched items, the adjustment, the mean."""
+from __future__ import annotations
+
+import math
+from typing import Any, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from nlgmetrics.core.config import MetricConfig
+from nlgmetrics.core.inputs import PYTHON_SPELLING, Inputs, Record, Spelling
+from nlgmetrics.core.language import EnglishOnly
+from nlgmetrics.core.lexical import corpus_sentence_scores
+from nlgmetrics.core.linguistic import get_analyzer
+from nlgmetrics.core.result import MetricResult
+from nlgmetrics.core.scorer import Scorer, mean_reduce
+from nlgmetrics.sam.adjust import adjust, damp_adjustment, match_items, sentiment_adjustment
+from nlgmetrics.sam.config import BASE_LOW, BASE_SCALES, PROFILES, SENTENCE_METRICS, SAMConfig
+from nlgmetrics.sam.sentiment import Item, load_lexicon, lookup_analyzer, text_items
+
+
+# -- the scorer -------------------------------------------------------------------------------
+def check_base_score(value: Any, where: str, base_range: Optional[Tuple[float, float]] = None,
+                     spelling: Spelling = PYTHON_SPELLING) -> float:
+    """One caller's base score: a finite number inside ``base_range`` (default [0, 1]);
+    ``where`` names it in the error (``base_scores[3]``, ``scores.txt, line 4``), the hint is
+    written in ``spelling``."""
+    low, high = base_range or (0.0, 1.0)
+    try:
+        if isinstance(value, (bool, str, bytes)) or str(getattr(value, "dtype", "")) == "bool":
+            raise TypeError  # float() would take True, np.True_ and "0.5"
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where} is not a number: {value!r}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{where} is {number}; give finite numbers")
+    if not low <= number <= high:
+        hint = (f"set {spelling.setting('base_range', '(low, high)')} to the scale of your metric "
+                "(e.g. (-1, 1) or (0, 100))" if base_range is None else "widen base_range or check the scores")
+        raise ValueError(f"{where} = {number} lies outside [{low:g}, {high:g}]; {hint}")
+    return number
+
+
+def check_base_scores(base_scores: Any, n: int,
+                      base_range: Optional[Tuple[float, float]] = None) -> List[float]:
+    """Caller's base scores: ``n`` finite numbers inside ``base_range`` (default [0, 1])."""
+    if isinstance(base_scores, (str, bytes, Mapping)) or not hasattr(base_scores, "__len__"):
+        raise ValueError("base_scores must be a list of numbers, one per prediction")
+    values = list(base_scores)
+    if len(values) != n:
+        raise ValueError(f"base_scores has {len(values)} items but predictions has {n}")
+    return [check_base_score(value, f"base_scores[{i}]", base_range) for i, value in enumerate(values)]
+
+
+def check_given(config: SAMConfig, names: Collection[str], spelling: Spelling = PYTHON_SPELLING) -> None:
+    """Base scores come from the caller exactly when ``base='given'``."""
+    given = spelling.option("base", "given")
+    if config.base == "given" and "base_scores" not in names:
+        raise ValueError(f"{given} takes the base scores from the caller: {spelling.extra('base_scores')}")
+    if config.base != "given" and "base_scores" in names:
+        raise ValueError(f"{spelling.extra('base_scores')} is for {given} only; "
+                         f"{spelling.option('base', config.base)} computes its own base scores")
+
+
+class SAM(Scorer):
+    """Sentiment-aware adjustment of BLEU, chrF, METEOR, BERTScore or caller-given scores.
+
+    Options: see :class:`SAMConfig`. With ``base="given"``, pass the base scores per call:
+    ``SAM(base="given").score(hyps, refs, base_scores=[...])``; they travel with the segments
+    (shards, ``torch.distributed``) and into the records (``base``).
+    """
+
+    name = "sam"
+    Config = SAMConfig
+    references_mode = "required"
+    sources_mode = "none"
+    multi_reference = False
+    extra_inputs = {"base_scores": "C_hr per segment for base='given' (finite, inside base_range; "
+                                   "default [0, 1])"}
+    config: SAMConfig
+
+    def setup(self) -> None:
+        cfg = self.config
+        self.lexicon = load_lexicon(cfg.lexicon)
+        self.analyzer: Any = (lookup_analyzer() if cfg.linguistic_backend == "lookup"
+                              else get_analyzer(cfg.linguistic_backend, light=True))
+        self.encoder = None
+        self._english = EnglishOnly("SAM's lexicon and tagger are English: texts mostly in another script get "
+                                    "p = 0 for want of known words (flagged 'non_english' in details)")
+        if cfg.base == "bertscore":
+            from nlgmetrics.core.embeddings import BERTSCORE_LAYERS, ContextualEncoder
+
+            name = cfg.model or PROFILES[cfg.profile]
+            self.encoder = ContextualEncoder(
+                name, device=cfg.device, dtype=cfg.dtype, batch_size=cfg.batch_size,
+                layer=cfg.layer if cfg.layer is not None else BERTSCORE_LAYERS.get(name), quiet=self.quiet)
+
+    def resolved(self) -> Dict[str, Any]:
+        return {"model": self.encoder.describe() if self.encoder else None, "lex": self.lexicon.name,
+                "tagger": self.analyzer.backend}
+
+    @property
+    def low(self) -> float:
+        """The anchor of the penalty: the lower end of the base metric's scale."""
+        if self.config.base == "given":
+            return self.config.base_range[0] if self.config.base_range else 0.0
+        return BASE_LOW[self.config.base]
+
+    def check_extras(self, extras: Dict[str, Any], n: int) -> Dict[str, List[Any]]:
+        check_given(self.config, extras)
+        if self.config.base != "given":
+            return {}
+        return {"base_scores": check_base_scores(extras["base_scores"], n, self.config.base_range)}
+
+    @classmethod
+    def check_extra_names(cls, config: MetricConfig, names: Collection[str],
+                          spelling: Spelling = PYTHON_SPELLING) -> None:
+        assert isinstance(config, SAMConfig)
+        check_given(config, names, spelling)
+
+    @classmethod
+    def check_extra_value(cls, config: MetricConfig, name: str, value: float, where: str,
+                          spelling: Spelling = PYTHON_SPELLING) -> float:
+        assert isinstance(config, SAMConfig)
+        return check_base_score(value, where, config.base_range, spelling)
+
+    def base_scores(self, predictions: Sequence[str], references: Sequence[str]) -> List[float]:
+        """C_hr per segment from the configured base metric, on its own scale."""
+        check_given(self.config, ())
+        if self.encoder is not None:
+            from nlgmetrics.core.embeddings import bertscore
+
+            return list(bertscore(predictions, references, self.encoder)["f1"])
+        return corpus_sentence_scores(SENTENCE_METRICS[self.config.base], predictions, references)
+
+    def mismatches(self, predictions: Sequence[str],
+                   references: Sequence[str]) -> List[Tuple[List[Item], List[Item]]]:
+        """Per segment, the unmatched hypothesis and reference items."""
+        parsed = self.analyzer.analyze(list(predictions) + list(references))
+        n = len(predictions)
+        out = []
+        for hyp_doc, ref_doc in zip(parsed[:n], parsed[n:]):
+            hyp = text_items(hyp_doc, self.lexicon, self.config.multiword)
+            ref = text_items(ref_doc, self.lexicon, self.config.multiword)
+            out.append(match_items(hyp, ref, self.config.matching))
+        return out
+
+    def score_segments(self, inputs: Inputs) -> List[Record]:
+        hyps, refs = inputs.predictions, inputs.references or []
+        bases = inputs.extras["base_scores"] if "base_scores" in inputs.extras else self.base_scores(hyps, refs)
+        records = []
+        for seg_id, hyp, ref, base, (hyp_left, ref_left) in zip(
+                inputs.ids, hyps, refs, bases, self.mismatches(hyps, refs)):
+            hyp_pol, ref_pol = [it.polarity for it in hyp_left], [it.polarity for it in ref_left]
+            s_h, s_r, p_raw = adjustment = sentiment_adjustment(hyp_pol, ref_pol)
+            p = damp_adjustment(adjustment, hyp_pol, ref_pol, self.config.damping, self.config.damping_k)
+            record = {
+                "id": seg_id, "score": adjust(float(base), p, self.low), "base": float(base), "p": p,
+                "p_raw": p_raw, "s_h": s_h, "s_r": s_r,
+                "mismatches": {"hypothesis": [it.explain() for it in hyp_left],
+                               "reference": [it.explain() for it in ref_left]},
+            }
+            self._english.check(record, (hyp, ref), quiet=self.quiet)
+            records.append(record)
+        return records
+
+    def reduce_records(self, records: List[Record]) -> MetricResult:
+        bases = [float(r["base"]) for r in records]
+        corpus: Dict[str, Any] = {
+            "base": self.config.base, "scale": BASE_SCALES[self.config.base],
+            "base_score": sum(bases) / len(bases) if bases else float("nan"),
+            "mean_p": sum(float(r["p"]) for r in records) / len(records) if records else float("nan"),
+        }
+        if self.config.base_range is not None:
+            corpus["scale"] = "{:g} to {:g}".format(*self.config.base_range)
+        corpus.update(EnglishOnly.corpus(records))
+        return mean_reduce(self, records, corpus=corpus)

@@ -1,0 +1,59 @@
+"""TextEval's configuration: features, approach, distance, corpus mode (:class:`TextEvalConfig`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..core.config import MetricConfig, option
+from .analysis import DISTANCES
+from .features import FEATURES, TAGSETS
+
+APPROACHES = ("direct", "scaling")
+CORPUS_MODES = ("document", "mean")
+#: the lexicon behind ``features="classes"`` (in the signature: a lexicon change changes scores;
+#: "-words": WordNet senses that are words, not acronyms, letters or elements)
+CLASS_LEXICON = "wordnet3.0-words+closed"
+
+
+@dataclass(frozen=True)
+class TextEvalConfig(MetricConfig):
+    """TextEval's options (see the module docstring of :mod:`nlgmetrics.texteval`)."""
+
+    RENAMED: ClassVar[dict[str, str]] = {"model": "features"}
+
+    features: str = option(
+        "tags", "what each text becomes a multinomial over: words, part-of-speech tags or ambiguity classes",
+        choices=FEATURES, short="feat", signature="always")
+    approach: str = option(
+        "direct", "direct: -distance from the composite of the standard set; scaling: 1-D MDS coordinate "
+        "oriented toward the consensus", choices=APPROACHES, short="approach", signature="always")
+    distance: str = option(
+        "g2", "distance of two multinomials: Dunning's G2, or -ln p of G2 under chi-square (the paper's "
+        "reporting; degenerate for long texts)", choices=DISTANCES, short="dist", signature="always")
+    ngram: int = option(1, "n-gram order of the features (1: the paper; 2: its further work)",
+                        low=1, high=5, short="ngram")
+    corpus: str = option(
+        "document", "corpus score: document = the predictions as one text rated against the references "
+        "concatenated slot by slot; mean = mean of the segment scores", choices=CORPUS_MODES, short="corpus",
+        signature="always")
+    lowercase: bool = option(True, "lowercase word tokens (features=words only)", short="lc")
+    tagset: str = option("xpos", "tag set of features=tags: xpos (Penn) or upos (Universal)",
+                         choices=TAGSETS, short="tagset")
+    min_r2: float = option(0.1, "r2 below which a scale is flagged unreliable (approach=scaling)",
+                           low=0.0, high=1.0, short="minr2")
+    linguistic_backend: str = option("auto", "tagger of features=tags (auto: spaCy, else stanza)",
+                                     choices=("auto", "spacy", "stanza"), short="backend")
+
+    def inert(self) -> frozenset:
+        """Options that cannot change a score here, left out of the signature: the tagger and
+        tag set unless ``features="tags"`` (no tagger is built), ``lowercase`` unless
+        ``features="words"`` (ambiguity classes and tags do not depend on it), ``min_r2``
+        with ``approach="direct"`` (it only flags scaling results)."""
+        unused = set()
+        if self.features != "tags":
+            unused |= {"tagset", "linguistic_backend"}
+        if self.features != "words":
+            unused.add("lowercase")
+        if self.approach == "direct":
+            unused.add("min_r2")
+        return frozenset(unused)
