@@ -125,7 +125,7 @@ def test_outputs_stay_in_range_on_awkward_inputs(rome):
 
 def test_feature_methods_check_their_inputs_as_score_does(rome):
     """f_emd, f_ted, features and f_grammar follow the rules of score(): equal lengths, lists of
-    strings, lone surrogates replaced (core.base.normalize_text)."""
+    strings, lone surrogates replaced (core.inputs.normalize_text)."""
     for method in (rome.f_emd, rome.f_ted, rome.features):
         with pytest.raises(ValueError, match="references has 1 items but predictions has 2"):
             method(["the cat", "a dog"], ["the cat"])

@@ -142,11 +142,11 @@ class Fingerprint:
     """SHA-256 of a whole corpus, fed segment by segment in id order (a corpus read in chunks
     gets the fingerprint of the corpus read at once). Each segment is one canonical JSON line
     ``[prediction, references, source, {extra: value}]`` of the validated inputs (references as
-    a list, :func:`~nlgmetrics.core.base.reference_group`; ``null`` where a field is not given;
+    a list, :func:`~nlgmetrics.core.inputs.reference_group`; ``null`` where a field is not given;
     extras by sorted name), so equal inputs give equal fingerprints on every path and no two
     corpora share one (JSON quotes every text; a line holds no raw newline).
 
-        >>> from nlgmetrics.core.base import validate_inputs
+        >>> from nlgmetrics.core.inputs import validate_inputs
         >>> fp = Fingerprint()
         >>> fp.update(validate_inputs(["a cat"], ["the cat"]))
         >>> fp.hexdigest() == corpus_digest(validate_inputs(["a cat"], [["the cat"]], multi_reference=True))

@@ -99,7 +99,7 @@ def check_batch(name: str, multi_reference: bool, **columns: Any) -> dict[str, A
     encodes them: a bare string (which evaluate would split into characters), ``None`` or a
     non-string item gives the core's ``ValueError``. Returns the columns as the core would
     score them, so evaluate stores those and not the originals: every text normalised
-    (:func:`~nlgmetrics.core.base.normalize_text`: a lone surrogate, which Arrow cannot encode,
+    (:func:`~nlgmetrics.core.inputs.normalize_text`: a lone surrogate, which Arrow cannot encode,
     becomes U+FFFD) and, with ``multi_reference``, every reference a list (a string is one
     reference, as in the core), so a batch mixing strings and lists, or batches of different
     shapes, fit the one ``Sequence`` feature. ``None`` columns and other columns (per-segment

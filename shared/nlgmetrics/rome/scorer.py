@@ -40,7 +40,7 @@ from .network import FEATURE_ORDER, ScorerNetwork
 
 def _checked_pairs(predictions: Any, references: Any) -> tuple[list[str], list[str]]:
     """Hypotheses and references of the public feature methods, checked and normalised by
-    the rules of :meth:`~nlgmetrics.core.base.Scorer.score` (lists of strings of equal length,
+    the rules of :meth:`~nlgmetrics.core.scorer.Scorer.score` (lists of strings of equal length,
     lone surrogates replaced), one reference string per hypothesis."""
     inputs = validate_inputs(predictions, references)
     return inputs.predictions, inputs.references or []

@@ -80,7 +80,7 @@ def tokenize(text: str) -> list[str]:
     """Word and punctuation tokens; clitics split as in the Penn treebank (do n't, it 's);
     dotted abbreviations (U.S., e.g.) are one token. The text is first NFC-normalised and its
     invisible characters removed (format and control characters other than whitespace:
-    :func:`~nlgmetrics.core.base.visible_text`), and combining marks stay inside their word,
+    :func:`~nlgmetrics.core.inputs.visible_text`), and combining marks stay inside their word,
     so canonically equivalent texts give the same tokens.
 
     >>> tokenize("cafe\\u0301 \\u0930\\u093e\\u092e the\\u200bcat")
