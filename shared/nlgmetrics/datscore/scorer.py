@@ -67,6 +67,9 @@ class DATScoreConfig(MetricConfig):
                              short="maxlen", signature="always")
     batch_size: int = option(8, "sequences per forward pass (scores do not depend on it)", low=1,
                              signature="never")
+    batch_tokens: Optional[int] = option(
+        None, "padded tokens per forward pass, length-sorted batches filled up to it instead of batch_size "
+        "sequences (generation: divided by beam_size; scores do not depend on it)", low=1, signature="never")
     device: str = option("auto", "auto, cpu, cuda, cuda:N or mps", signature="never")
     dtype: str = option("fp32", "weights and activations: fp32, bf16 or fp16 (fp16 on GPU only)",
                         choices=("fp32", "bf16", "fp16"), short="dtype")
@@ -161,7 +164,8 @@ class DATScore(Scorer):
         self.directions = check_directions(c.directions, c.exclude_directions)
         self.excluded = tuple(str(d).lower() for d in c.exclude_directions)
         self.lm = Seq2SeqLM(c.model, device=c.device, dtype=c.dtype, batch_size=c.batch_size,
-                            max_length=c.max_length, cache_dir=c.cache_dir, quiet=self.quiet)
+                            max_length=c.max_length, cache_dir=c.cache_dir, quiet=self.quiet,
+                            batch_tokens=c.batch_tokens)
         self.source_lang, self.target_lang = c.source_lang, c.target_lang
         default_a, default_b = augmentation_languages(c.source_lang, c.target_lang)
         self.trans1_lang: str = c.trans1_lang or default_a
