@@ -122,7 +122,7 @@ def greedy_match_batched(cands: Sequence[np.ndarray], refs: Sequence[np.ndarray]
     return out
 
 
-def _padded(arrays: Sequence[np.ndarray], dtype: np.dtype, device: torch.device) -> Tuple[torch.Tensor, torch.Tensor]:
+def _padded(arrays: Sequence[np.ndarray], dtype: Any, device: torch.device) -> Tuple[torch.Tensor, torch.Tensor]:
     """The arrays zero-padded along their first axis into one tensor on ``device``, and the mask."""
     width = max(len(a) for a in arrays)
     block = np.zeros((len(arrays), width) + arrays[0].shape[1:], dtype=dtype)

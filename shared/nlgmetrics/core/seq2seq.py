@@ -42,6 +42,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import (
     Any,
@@ -403,7 +404,7 @@ class Seq2SeqLM:
             for group, chunks in plan:
                 states = self._states_for(group)
                 for chunk in chunks:
-                    done.update(zip(chunk, decode.run(lambda c: self._decode(c, states), chunk)))
+                    done.update(zip(chunk, decode.run(partial(self._decode, states=states), chunk)))
                     next(ticks, None)
                 del states
         self._states.clear()  # kept for this scoring only: memory back to the model's after it
