@@ -80,7 +80,7 @@ def naive_translate(model, tokenizer, texts: Sequence[str], src: str, tgt: str, 
     out: List[str] = []
     for start in range(0, len(texts), batch_size):
         chunk = list(texts[start:start + batch_size])
-        enc = tokenizer(chunk, return_tensors="pt", padding=True)
+        enc = tokenizer(chunk, return_tensors="pt", padding=True).to(model.device)
         with torch.inference_mode():
             gen = model.generate(**enc, num_beams=beam, max_new_tokens=max_new,
                                  forced_bos_token_id=tokenizer.get_lang_id(tgt))
@@ -99,7 +99,7 @@ def naive_direction(model, tokenizer, xs: Sequence[str], x_lang: str, ys: Sequen
     scores: List[float] = []
     for start in range(0, len(xs), batch_size):
         enc = tokenizer(list(xs[start:start + batch_size]), text_target=list(ys[start:start + batch_size]),
-                        return_tensors="pt", padding=True)
+                        return_tensors="pt", padding=True).to(model.device)
         labels = enc["labels"]
         with torch.inference_mode():
             logits = model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"], labels=labels).logits

@@ -8,19 +8,21 @@ from __future__ import annotations
 import math
 import warnings
 from collections import Counter
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
 
 from nlgmetrics.core.inputs import reference_group
 
+from .batching import greedy_match_batched, plan_batches
 from .cache import LRUCache
 from .models import (
     dtype_name,
     expand_alias,
     fixed_shape_batches,
     load_pretrained,
+    padded_width,
     resolve_device,
     resolve_dtype,
     tokenize,
@@ -68,6 +70,9 @@ class ContextualEncoder:
                              f"(embeddings) to {layers}")
         self.layer = layer
         self.quiet = quiet
+        #: CPU: batches of one padded width, filled to batch_size (batch-independent vectors);
+        #: GPU: length-sorted batches padded to their longest row (see core.batching)
+        self.exact_shapes = self.device.type == "cpu"
         self._cache: LRUCache[Tuple[object, ...], _Encoded] = LRUCache(cache_entries, cache_bytes)
 
     @property
@@ -101,8 +106,7 @@ class ContextualEncoder:
         done: Dict = {}
         want_all = all_layers or self.layer is not None
         with torch.inference_mode():
-            plan = list(fixed_shape_batches(unique, lengths.__getitem__, self.batch_size, self.pad_multiple,
-                                            self.max_length))
+            plan = list(self._plan(unique, lengths))
             for chunk, rows, width in progress(plan, desc=desc, quiet=self.quiet):
                 enc = tokenize(self.tokenizer, [as_input(k) for k in rows], is_split_into_words=is_split,
                                padding="max_length", truncation=True, max_length=width,
@@ -126,6 +130,16 @@ class ContextualEncoder:
             warnings.warn(f"{truncated} input(s) longer than {self.max_length} tokens were truncated "
                           f"by the encoder {self.model_name}", stacklevel=3)
         return [done[k] for k in keys]
+
+    def _plan(self, unique: List, lengths: Dict) -> Iterable[Tuple[List, List, int]]:
+        """``(chunk, rows, width)`` per forward pass: fixed shapes on CPU, else length-sorted
+        batches padded to their longest row (rounded up to ``pad_multiple``), no filler rows."""
+        if self.exact_shapes:
+            return fixed_shape_batches(unique, lengths.__getitem__, self.batch_size, self.pad_multiple,
+                                       self.max_length)
+        width = lambda k: padded_width(lengths[k], self.pad_multiple, self.max_length)  # noqa: E731
+        return ((chunk, chunk, width(chunk[0])) for chunk in
+                plan_batches(unique, lambda k: (lengths[k],), self.batch_size, one_shape=False))
 
     # -- public views -----------------------------------------------------------------
     def word_vectors(self, words: Sequence[Sequence[str]]) -> List[np.ndarray]:
@@ -222,10 +236,14 @@ def _greedy(cand: np.ndarray, ref: np.ndarray, wc: np.ndarray, wr: np.ndarray) -
 
 
 def bertscore(candidates: Sequence[str], references: Sequence[Union[str, Sequence[str]]],
-              encoder: ContextualEncoder, *, idf: bool = False) -> Dict[str, List[float]]:
+              encoder: ContextualEncoder, *, idf: bool = False,
+              batched: Optional[bool] = None) -> Dict[str, List[float]]:
     """BERTScore precision/recall/F1 (greedy cosine matching of subword vectors, no baseline
     rescaling). Several references per candidate: the one with the best F1 counts. An empty
-    candidate or reference scores 0."""
+    candidate or reference scores 0. ``batched`` (default: on a GPU encoder) matches all
+    pairs in padded batches on the encoder's device (:func:`~nlgmetrics.core.batching.greedy_match_batched`,
+    equal to the per-pair matching to about 1e-7); on CPU the per-pair matching is kept, so
+    CPU scores stay bit-identical."""
     if len(candidates) != len(references):
         raise ValueError(f"{len(candidates)} candidates but {len(references)} references")
     ref_lists = [reference_group(r) for r in references]
@@ -239,11 +257,19 @@ def bertscore(candidates: Sequence[str], references: Sequence[Union[str, Sequenc
             return np.ones(len(ids))
         return np.array([weights.get(t, weights[-1]) for t in ids])
 
+    owner = [i for i, group in enumerate(ref_lists) for _ in group]
+    if batched if batched is not None else encoder.device.type != "cpu":
+        matched = greedy_match_batched([cand_vecs[i][0] for i in owner], [rv for rv, _ in ref_vecs],
+                                       [w(cand_vecs[i][1]) for i in owner], [w(ids) for _, ids in ref_vecs],
+                                       device=encoder.device)
+        triples = [tuple(map(float, row)) for row in matched]
+    else:
+        triples = [_greedy(cand_vecs[i][0], rv, w(cand_vecs[i][1]), w(rids))
+                   for i, (rv, rids) in zip(owner, ref_vecs)]
     out: Dict[str, List[float]] = {"precision": [], "recall": [], "f1": []}
     pos = 0
-    for (cv, cids), group in zip(cand_vecs, ref_lists):
-        best = max((_greedy(cv, rv, w(cids), w(rids)) for rv, rids in ref_vecs[pos:pos + len(group)]),
-                   key=lambda t: t[2])
+    for group in ref_lists:
+        best = max(triples[pos:pos + len(group)], key=lambda t: t[2])
         pos += len(group)
         for key, value in zip(("precision", "recall", "f1"), best):
             out[key].append(value)

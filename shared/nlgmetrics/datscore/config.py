@@ -59,6 +59,9 @@ class DATScoreConfig(MetricConfig):
                              short="maxlen", signature="always")
     batch_size: int = option(8, "sequences per forward pass (scores do not depend on it)", low=1,
                              signature="never")
+    batch_tokens: Optional[int] = option(
+        None, "padded tokens per forward pass, length-sorted batches filled up to it instead of batch_size "
+        "sequences (generation: divided by beam_size; scores do not depend on it)", low=1, signature="never")
     device: str = option("auto", "auto, cpu, cuda, cuda:N or mps", signature="never")
     dtype: str = option("fp32", "weights and activations: fp32, bf16 or fp16 (fp16 on GPU only)",
                         choices=("fp32", "bf16", "fp16"), short="dtype")

@@ -43,7 +43,8 @@ class DATScore(Scorer):
         self.directions = check_directions(c.directions, c.exclude_directions)
         self.excluded = tuple(str(d).lower() for d in c.exclude_directions)
         self.lm = Seq2SeqLM(c.model, device=c.device, dtype=c.dtype, batch_size=c.batch_size,
-                            max_length=c.max_length, cache_dir=c.cache_dir, quiet=self.quiet)
+                            max_length=c.max_length, cache_dir=c.cache_dir, quiet=self.quiet,
+                            batch_tokens=c.batch_tokens)
         self.source_lang, self.target_lang = c.source_lang, c.target_lang
         default_a, default_b = augmentation_languages(c.source_lang, c.target_lang)
         self.trans1_lang: str = c.trans1_lang or default_a

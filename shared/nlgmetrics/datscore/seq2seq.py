@@ -42,6 +42,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import (
     Any,
@@ -51,8 +52,9 @@ import numpy as np
 import torch
 from transformers.modeling_outputs import BaseModelOutput
 
+from nlgmetrics.core.batching import OOMBackoff, plan_batches
 from nlgmetrics.core.cache import LRUCache
-from nlgmetrics.core.models import bucket_by_width, dtype_name, load_pretrained, padded_width, resolve_device, resolve_dtype, tokenize
+from nlgmetrics.core.models import dtype_name, load_pretrained, padded_width, resolve_device, resolve_dtype, tokenize
 from nlgmetrics.core.progress import progress
 
 #: token ids of one sequence, language token and </s> included
@@ -159,14 +161,20 @@ class Seq2SeqLM:
     quantum that makes scores independent of the batching (1 = pad to exact lengths, less
     padding, batches of equal lengths only); ``encoder_cache_tokens`` bounds the encoder
     states held at once; ``cache_entries`` bounds the in-memory caches of tokenised texts and
-    of translations (least recently used first out).
+    of translations (least recently used first out). ``batch_tokens`` (None: batches of
+    ``batch_size``) fills each batch up to that many padded tokens instead, longest first
+    (scoring: rows x (target + source width); generation: rows x beam x source width).
+
+    On CPU a scoring batch holds one padded width (batch-independent scores); on a GPU
+    (``exact_shapes`` False) batches are sorted by length and padded to their longest row.
+    On a CUDA out-of-memory error a batch is retried in halves, with a warning.
     """
 
     def __init__(self, model: str = "facebook/m2m100_418M", *, device: str | torch.device = "auto",
                  dtype: str | torch.dtype | None = "fp32", batch_size: int = 8,
                  max_length: int = 1024, cache_dir: str | Path | None = None,
                  pad_multiple: int = 8, encoder_cache_tokens: int = 65536, cache_entries: int = 100_000,
-                 quiet: bool = False) -> None:
+                 quiet: bool = False, batch_tokens: int | None = None) -> None:
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
         if batch_size < 1:
@@ -186,6 +194,11 @@ class Seq2SeqLM:
             raise ValueError(f"max_length must be >= 3 (language token, one token, </s>), got {max_length}")
         self.max_length = min(int(max_length), limit)
         self.batch_size = int(batch_size)
+        if batch_tokens is not None and batch_tokens < 1:
+            raise ValueError(f"batch_tokens must be >= 1 or None, got {batch_tokens}")
+        self.batch_tokens = None if batch_tokens is None else int(batch_tokens)
+        self.exact_shapes = self.device.type == "cpu"
+        self._backoff = {what: OOMBackoff(what) for what in ("encoder batch", "decoder batch", "generation batch")}
         if pad_multiple < 1:
             raise ValueError(f"pad_multiple must be >= 1, got {pad_multiple}")
         self.pad_multiple = int(pad_multiple)
@@ -253,9 +266,14 @@ class Seq2SeqLM:
         :func:`~nlgmetrics.core.models.padded_width`)."""
         return padded_width(length, self.pad_multiple, self.max_length)
 
-    def _bucketed(self, items: Sequence, widths: Callable[[Any], Any],
-                  lengths: Callable[[Any], Any] | None = None) -> list[list]:
-        return bucket_by_width(items, widths, self.batch_size, lengths)
+    def _bucketed(self, items: Sequence, widths: Callable[[Any], tuple[int, ...]],
+                  lengths: Callable[[Any], tuple[int, ...]]) -> list[list]:
+        """Batches by :func:`~nlgmetrics.core.batching.plan_batches`: of one padded width
+        (``widths``) on CPU, else padded to the longest row (``lengths``)."""
+        if self.exact_shapes:
+            return plan_batches(items, widths, self.batch_size, self.batch_tokens, order=lengths)
+        return plan_batches(items, lambda x: tuple(map(self.width, lengths(x))), self.batch_size,
+                            self.batch_tokens, one_shape=False, order=lengths)
 
     def _pad(self, seqs: Sequence[Sequence[int]], width: int) -> tuple[torch.Tensor, torch.Tensor]:
         ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
@@ -268,12 +286,15 @@ class Seq2SeqLM:
     def _encode(self, sources: Sequence[Ids]) -> dict[Ids, torch.Tensor]:
         """Encoder states (length x d) of each source, in length-sorted batches."""
         encoder = self.model.get_encoder()
-        states: dict[Ids, torch.Tensor] = {}
-        for chunk in self._bucketed(sources, lambda s: self.width(len(s))):
-            ids, mask = self._pad(chunk, self.width(len(chunk[0])))
+
+        def run(chunk: list[Ids]) -> list[torch.Tensor]:
+            ids, mask = self._pad(chunk, max(self.width(len(s)) for s in chunk))
             hidden = encoder(input_ids=ids, attention_mask=mask).last_hidden_state
-            for row, seq in enumerate(chunk):
-                states[seq] = hidden[row, :len(seq)]
+            return [hidden[row, :len(seq)] for row, seq in enumerate(chunk)]
+
+        states: dict[Ids, torch.Tensor] = {}
+        for chunk in self._bucketed(sources, lambda s: (self.width(len(s)),), lambda s: (len(s),)):
+            states.update(zip(chunk, self._backoff["encoder batch"].run(run, chunk)))
         return states
 
     def _states_for(self, sources: Sequence[Ids], keep: bool = False) -> dict[Ids, torch.Tensor]:
@@ -299,33 +320,39 @@ class Seq2SeqLM:
 
     def _decode(self, pairs: Sequence[tuple[Ids, Ids]], states: dict[Ids, torch.Tensor]) -> list[TokenScores]:
         """Token log-probabilities and entropies of each pair's target given its source."""
-        sources = [states[src] for src, _ in pairs]
-        width = self.width(len(pairs[0][0]))
-        enc = sources[0].new_zeros((len(pairs), width, sources[0].shape[1]))
-        enc_mask = torch.zeros((len(pairs), width), dtype=torch.long, device=self.device)
-        for row, state in enumerate(sources):
-            enc[row, :state.shape[0]] = state
-            enc_mask[row, :state.shape[0]] = 1
+        enc, enc_mask = self._stack_states([states[src] for src, _ in pairs])
         targets = [tgt for _, tgt in pairs]
         dec_ids, dec_mask = self._pad([(self.decoder_start_id, *tgt[:-1]) for tgt in targets],
-                                      self.width(len(targets[0])))
+                                      max(self.width(len(t)) for t in targets))
         hidden = self.model.get_decoder()(input_ids=dec_ids, attention_mask=dec_mask, encoder_hidden_states=enc,
                                           encoder_attention_mask=enc_mask).last_hidden_state
-        # label position 0 (the forced language token) is given, not scored
-        rows = torch.cat([torch.full((len(t) - 1,), r, dtype=torch.long) for r, t in enumerate(targets)])
-        cols = torch.cat([torch.arange(1, len(t), dtype=torch.long) for t in targets])
-        labels = torch.tensor([tok for t in targets for tok in t[1:]], dtype=torch.long, device=self.device)
-        token_logp, entropy = self._token_scores(hidden[rows.to(self.device), cols.to(self.device)], labels)
+        # label position 0 (the forced language token) is given, not scored; rows, columns and
+        # labels of the scored positions go to the device in one copy
+        index = torch.tensor([[r, c, tok] for r, t in enumerate(targets) for c, tok in enumerate(t) if c],
+                             dtype=torch.long).to(self.device)
+        scored = self._token_scores(hidden[index[:, 0], index[:, 1]], index[:, 2]).cpu().numpy()  # one host copy
         out, start = [], 0
         for tgt in targets:
             stop = start + len(tgt) - 1
-            out.append(TokenScores(token_logp[start:stop].copy(), entropy[start:stop].copy()))
+            out.append(TokenScores(scored[0, start:stop].copy(), scored[1, start:stop].copy()))
             start = stop
         return out
 
-    def _token_scores(self, hidden: torch.Tensor, labels: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    def _stack_states(self, sources: Sequence[torch.Tensor], width: int | None = None
+                      ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Encoder states zero-padded into one batch (to ``width``, default: the padded width of
+        the longest) with their attention mask, assembled on the device."""
+        lengths = [int(s.shape[0]) for s in sources]
+        width = width or max(self.width(n) for n in lengths)
+        enc = torch.nn.utils.rnn.pad_sequence(list(sources), batch_first=True)
+        if enc.shape[1] < width:
+            enc = torch.nn.functional.pad(enc, (0, 0, 0, width - enc.shape[1]))
+        mask = (torch.arange(width)[None, :] < torch.tensor(lengths)[:, None]).long().to(self.device)
+        return enc, mask
+
+    def _token_scores(self, hidden: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         """log P(label) and the entropy (fp32) of the output distribution for each decoder
-        state, projected onto the vocabulary in row chunks of about 64M logits (a 128k
+        state (a 2 x n tensor on the device), projected onto the vocabulary in row chunks of about 64M logits (a 128k
         vocabulary holds 512 rows per chunk). Chunks are zero-padded to a multiple of 8 rows
         so that a single scored token does not take BLAS's matrix-vector path, whose
         rounding differs."""
@@ -344,7 +371,7 @@ class Seq2SeqLM:
             logp = torch.log_softmax(logits.float(), dim=-1)
             logps.append(logp.gather(1, labels[start:start + n, None])[:, 0])
             entropies.append(-(logp.exp() * logp).sum(-1))
-        return torch.cat(logps).cpu().numpy(), torch.cat(entropies).cpu().numpy()
+        return torch.stack([torch.cat(logps), torch.cat(entropies)])
 
     def score_pairs(self, pairs: Sequence[tuple[Ids, Ids]], desc: str = "scoring") -> list[TokenScores]:
         """:class:`TokenScores` of each (source ids, target ids) pair, in order.
@@ -362,6 +389,7 @@ class Seq2SeqLM:
             todo = [p for s in group for p in by_source[s]]
             plan.append((group, self._bucketed(todo, lambda p: (self.width(len(p[1])), self.width(len(p[0]))),
                                                lambda p: (len(p[1]), len(p[0])))))
+        decode = self._backoff["decoder batch"]
         n_batches = sum(len(chunks) for _, chunks in plan)
         ticks = iter(progress(range(n_batches), total=n_batches, desc=desc, quiet=self.quiet))
         done: dict[tuple[Ids, Ids], TokenScores] = {}
@@ -369,7 +397,7 @@ class Seq2SeqLM:
             for group, chunks in plan:
                 states = self._states_for(group)
                 for chunk in chunks:
-                    done.update(zip(chunk, self._decode(chunk, states)))
+                    done.update(zip(chunk, decode.run(partial(self._decode, states=states), chunk)))
                     next(ticks, None)
                 del states
         self._states.clear()  # kept for this scoring only: memory back to the model's after it
@@ -411,24 +439,24 @@ class Seq2SeqLM:
                        "decoder_start_token_id": self.decoder_start_id}
             if max_new_tokens is not None:
                 options["max_new_tokens"] = max_new_tokens
-            # full batches, longest first, each padded to its longest text (see the module docstring)
-            order = sorted(range(len(todo)), key=lambda i: len(seqs[i]), reverse=True)
-            chunks = [order[k:k + self.batch_size] for k in range(0, len(order), self.batch_size)]
+            # full batches (of batch_size texts, or of batch_tokens / beam_size source tokens), longest
+            # first, each padded to its longest text (see the module docstring)
+            budget = None if self.batch_tokens is None else max(1, self.batch_tokens // beam_size)
+            chunks = plan_batches(range(len(todo)), lambda i: (len(seqs[i]),), self.batch_size, budget,
+                                  one_shape=False)
+            generate = self._backoff["generation batch"]
+
+            def run(chunk: list[int]) -> list[list[int]]:
+                states = self._states_for([seqs[i] for i in chunk], keep=True)
+                enc, mask = self._stack_states([states[seqs[i]] for i in chunk], len(seqs[chunk[0]]))
+                return self.model.generate(encoder_outputs=BaseModelOutput(last_hidden_state=enc),
+                                           attention_mask=mask, **options).tolist()
+
             cut = 0
             with torch.inference_mode():
                 for chunk in progress(chunks, desc=desc, quiet=self.quiet):
-                    states = self._states_for([seqs[i] for i in chunk], keep=True)
-                    width = len(seqs[chunk[0]])
-                    first = states[seqs[chunk[0]]]
-                    enc = first.new_zeros((len(chunk), width, first.shape[1]))
-                    mask = torch.zeros((len(chunk), width), dtype=torch.long, device=self.device)
-                    for row, i in enumerate(chunk):
-                        enc[row, :len(seqs[i])] = states[seqs[i]]
-                        mask[row, :len(seqs[i])] = 1
-                    out = self.model.generate(encoder_outputs=BaseModelOutput(last_hidden_state=enc),
-                                              attention_mask=mask, **options)
                     made = {}
-                    for i, row in zip(chunk, out.tolist()):
+                    for i, row in zip(chunk, generate.run(run, chunk)):
                         cut += self.eos_id not in row[1:]  # row[0] is the decoder start token
                         made[keys[todo[i]]] = self.tokenizer.decode(
                             [tok for tok in row if tok not in self._skip_ids]).strip()
