@@ -31,6 +31,7 @@ from .core.language import EnglishOnly
 from .core.lexical import corpus_sentence_scores, meteor_align, sentence_bleu, sentence_chrf, sentence_meteor
 from .core.linguistic import get_analyzer
 from .core.result import MetricResult
+from .core.significance import Resampler, mean_resampler
 from .sentiment import DEFAULT_LEXICON, LEXICONS, Item, load_lexicon, lookup_analyzer, text_items
 
 BASES = ("bleu", "chrf", "meteor", "bertscore", "given")
@@ -358,3 +359,7 @@ class SAM(Scorer):
             corpus["scale"] = "{:g} to {:g}".format(*self.config.base_range)
         corpus.update(EnglishOnly.corpus(records))
         return mean_reduce(self, records, corpus=corpus)
+
+    def resampler(self, records: List[Record]) -> Resampler:
+        """The corpus score is the mean of the segment scores: resampled as such."""
+        return mean_resampler([r["score"] for r in records])

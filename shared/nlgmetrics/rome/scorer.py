@@ -24,6 +24,7 @@ from ..core.linguistic import get_analyzer
 from ..core.models import tokenize
 from ..core.resources import user_or_data_file
 from ..core.result import MetricResult
+from ..core.significance import Resampler, mean_resampler
 from .features import (
     ALIGNMENT_RULES,
     ANTONYM_RULES,
@@ -451,6 +452,10 @@ class RoMe(Scorer):
 
     def reduce_records(self, records: list[Record]) -> MetricResult:
         return mean_reduce(self, records, corpus=EnglishOnly.corpus(records))
+
+    def resampler(self, records: list[Record]) -> Resampler:
+        """The corpus score is the mean of the segment scores: resampled as such."""
+        return mean_resampler([r["score"] for r in records])
 
 
 __all__ = ["COMPONENTS", "FIT", "PROFILES", "CoLAClassifier", "RoMe", "RoMeConfig", "TunedGrammarHead"]
