@@ -92,6 +92,10 @@ def build_parser(metric: Optional[str] = None) -> Parser:
     p.add_argument("--system-field", default="system")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% CIs (0: no CIs)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--item-field", default="", help="field naming each row's item (the segment it translates) "
+                   "for the item-level statistics (default: the source text, when the rows have sources)")
+    p.add_argument("--permutations", type=int, default=1000,
+                   help="permutations of soft pairwise accuracy's significance tests")
     p.add_argument("--limit", type=int, help="score only the first N rows")
     add_metric_options(p, cls)
     p.set_defaults(func=cmd_meta_eval)

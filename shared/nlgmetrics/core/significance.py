@@ -226,7 +226,7 @@ def _aligned(systems: Sequence[Sequence["Record"]]) -> List[List["Record"]]:
     return out
 
 
-def test_signature(resamples: int, trials: int, seed: int, confidence: float) -> str:
+def compare_signature(resamples: int, trials: int, seed: int, confidence: float) -> str:
     """The reproducibility string of the test: ``compare|bs:1000|ar:10000|seed:12345|ci:95|v:...``."""
     from .. import __version__
     from .result import make_signature
@@ -275,7 +275,7 @@ def compare_records(scorer: "Scorer", systems: Union[Mapping[str, Sequence["Reco
         if trials:
             pooled = scorer.resampler(records[0] + records[k])
             item.p_randomization = randomization_p_value(paired_randomization(pooled, n, trials, seed), item.diff)
-    return Comparison(scorer.name, results[0].signature, test_signature(resamples, trials, seed, confidence),
+    return Comparison(scorer.name, results[0].signature, compare_signature(resamples, trials, seed, confidence),
                       n, confidence, out, samples)
 
 
@@ -320,4 +320,4 @@ def compare(metric: str, predictions: Union[Mapping[str, Sequence[str]], Sequenc
 
 __all__ = ["Comparison", "Resampler", "SystemComparison", "bootstrap_p_value", "bootstrap_positions", "compare",
            "compare_records", "mean_resampler", "paired_bootstrap", "paired_randomization", "percentile_interval",
-           "randomization_p_value", "randomization_swaps", "reduce_each", "reindexed", "test_signature"]
+           "randomization_p_value", "randomization_swaps", "reduce_each", "reindexed", "compare_signature"]
