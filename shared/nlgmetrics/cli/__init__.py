@@ -1,8 +1,9 @@
-"""Command line: ``nlgmetrics list | score | reduce | meta-eval | demo``.
+"""Command line: ``nlgmetrics list | score | compare | reduce | meta-eval | demo``.
 
     nlgmetrics score sam -p hyp.txt -r ref.txt --json
     nlgmetrics score rome --help                       # every option of RoMe: type, default, choices
     nlgmetrics score rome -p hyp.txt -r ref.txt --profile lite -o batch_size=16
+    nlgmetrics compare sam -r ref.txt -p base.txt -p sysB.txt -o base=chrf --json
     nlgmetrics meta-eval rome data.jsonl.gz --human human.quality --ref-field refs
     nlgmetrics demo
     nlgmetrics score rome -p hyp.txt -r ref.txt --shard 2/4 --records part2.jsonl
@@ -26,6 +27,7 @@ from typing import Any, List, Optional, Sequence
 import nlgmetrics
 from nlgmetrics.cli.commands import cmd_demo, cmd_list, cmd_meta_eval, cmd_reduce
 from nlgmetrics.cli.common import CLIError, Parser, add_metric_options, print_error
+from nlgmetrics.cli.compare import add_compare_arguments, cmd_compare
 from nlgmetrics.cli.score import add_score_arguments, cmd_score
 
 _FLAGS_WITHOUT_VALUE = {"--json", "-q", "--quiet", "--distributed", "-h", "--help"}
@@ -34,7 +36,7 @@ _FLAGS_WITHOUT_VALUE = {"--json", "-q", "--quiet", "--distributed", "-h", "--hel
 def _metric_in(argv: Sequence[str]) -> Optional[str]:
     """The metric named after ``score``/``meta-eval`` (so its options can be added to the
     parser), or None."""
-    if not argv or argv[0] not in ("score", "meta-eval"):
+    if not argv or argv[0] not in ("score", "meta-eval", "compare"):
         return None
     for i, token in enumerate(argv[1:], start=1):
         prev = argv[i - 1]
@@ -72,6 +74,12 @@ def build_parser(metric: Optional[str] = None) -> Parser:
     add_score_arguments(p, cls)
     add_metric_options(p, cls)
     p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("compare", help="is system B better than A? paired bootstrap and approximate randomisation")
+    common(p)
+    add_compare_arguments(p)
+    add_metric_options(p, cls)
+    p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("reduce", help="merge shard records and print the corpus result")
     p.add_argument("records", nargs="+", help="records files written by score --shard")
