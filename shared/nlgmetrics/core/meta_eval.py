@@ -70,7 +70,9 @@ def meta_evaluate(scores: Sequence[float], human: Sequence[float], systems: Opti
         out["segment"][method] = {"value": fn(scores, human), "ci95": _ci(fn, (scores, human), bootstrap, seed)}
     kept = [k for k, s in enumerate(systems) if s is not None]
     if kept:
-        sys_scores, sys_human, sys_names = ([seq[k] for k in kept] for seq in (scores, human, systems))
+        sys_scores = [scores[k] for k in kept]
+        sys_human = [human[k] for k in kept]
+        sys_names = [systems[k] for k in kept]
         for method in stats.CORRELATIONS:
             def sys_corr(m: Any, h: Any, s: Any, _method: str = method) -> float:
                 return stats.system_correlation(m, h, s, _method)
@@ -88,7 +90,9 @@ def meta_evaluate(scores: Sequence[float], human: Sequence[float], systems: Opti
                 "n_items": int(metric_matrix.shape[1]), "permutations": permutations}
     rows = [k for k, i in enumerate(items) if i is not None]
     if rows:
-        m, h, g = ([seq[k] for k in rows] for seq in (scores, human, items))
+        m = [scores[k] for k in rows]
+        h = [human[k] for k in rows]
+        g = [items[k] for k in rows]
         for method in stats.CORRELATIONS:
             value, used = item_grouped_correlation(m, h, g, method)
             out["item"][method] = {"value": value, "n_items": used}

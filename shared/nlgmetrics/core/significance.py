@@ -65,7 +65,7 @@ def reduce_each(scorer: "Scorer", records: Sequence["Record"]) -> Resampler:
     return run
 
 
-def mean_resampler(values: Sequence[float]) -> Resampler:
+def mean_resampler(values: Union[Sequence[float], np.ndarray]) -> Resampler:
     """The resampler of a metric whose corpus score is the mean of its segment scores."""
     v = np.asarray(values, dtype=float)
 

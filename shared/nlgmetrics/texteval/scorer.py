@@ -268,7 +268,7 @@ class TextEval(Scorer):
         shape = (len(records), max(len(vocab), 1))
         matrices = [sparse.csr_matrix((v, (i, j)), shape=shape).T.tocsr() for i, j, v in parts]
 
-        def counts(vector: np.ndarray) -> dict[str, float]:
+        def counts(vector: np.ndarray) -> Mapping[str, float]:
             return {keys[k]: float(vector[k]) for k in np.flatnonzero(vector)}
 
         def run(positions: np.ndarray) -> np.ndarray:
