@@ -99,5 +99,19 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: Optional[List[str]]
     return _fn(metric, tokenizer, sources=sources, **kwargs)
 
 
+def compare(metric: str, predictions: Any, references: Any = None, sources: Any = None, **kwargs: Any) -> Any:
+    """Paired significance tests of systems' outputs; see :func:`nlgmetrics.core.significance.compare`."""
+    from .core.significance import compare as _compare
+
+    return _compare(metric, predictions, references, sources, **kwargs)
+
+
+def meta_eval(metric: str, predictions: Any, references: Any = None, sources: Any = None, **kwargs: Any) -> Any:
+    """Meta-evaluation against human scores; see :func:`nlgmetrics.core.meta_eval.meta_eval`."""
+    from .core.meta_eval import meta_eval as _meta_eval
+
+    return _meta_eval(metric, predictions, references, sources, **kwargs)
+
+
 __all__ = ["__version__", "list_metrics", "load", "score", "metric_path", "compute_metrics_fn",
-           "scorer_class", "REGISTRY"]
+           "scorer_class", "compare", "meta_eval", "REGISTRY"]

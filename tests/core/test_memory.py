@@ -11,6 +11,7 @@ import gc
 import os
 
 import pytest
+
 from .test_properties import METRICS, get_scorer, make_inputs
 
 psutil = pytest.importorskip("psutil")

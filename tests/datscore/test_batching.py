@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from nlgmetrics.datscore.seq2seq import Seq2SeqLM
 from nlgmetrics.datscore import DATScore
+from nlgmetrics.datscore.seq2seq import Seq2SeqLM
 
 SOURCES = ["Le chat est assis sur le tapis.", "Le gouvernement a annoncé de nouvelles mesures pour aider.",
            "Il pleut.", "Des scientifiques ont découvert une nouvelle espèce de grenouille.", "Oui", ""]

@@ -10,13 +10,14 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from .test_scorer import EX3_HYP, EX3_REF, EX4_HYP, EX4_REF, TABLE1_LEXICON
 from training import sam_tagger
 
 import nlgmetrics
 from nlgmetrics.core.linguistic import clean_text, get_analyzer, wordnet_pos
 from nlgmetrics.core.resources import data_path
 from nlgmetrics.sam.sentiment import load_lexicon, lookup_analyzer, read_tagger_table, rule_analysis
+
+from .test_scorer import EX3_HYP, EX3_REF, EX4_HYP, EX4_REF, TABLE1_LEXICON
 
 #: hand-checked: sentence -> {sentiment word: (WordNet pos, lemma)}
 HAND = {

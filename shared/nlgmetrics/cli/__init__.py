@@ -1,8 +1,9 @@
-"""Command line: ``nlgmetrics list | score | reduce | meta-eval | demo``.
+"""Command line: ``nlgmetrics list | score | compare | reduce | meta-eval | demo``.
 
     nlgmetrics score sam -p hyp.txt -r ref.txt --json
     nlgmetrics score rome --help                       # every option of RoMe: type, default, choices
     nlgmetrics score rome -p hyp.txt -r ref.txt --profile lite -o batch_size=16
+    nlgmetrics compare sam -r ref.txt -p base.txt -p sysB.txt -o base=chrf --json
     nlgmetrics meta-eval rome data.jsonl.gz --human human.quality --ref-field refs
     nlgmetrics demo
     nlgmetrics score rome -p hyp.txt -r ref.txt --shard 2/4 --records part2.jsonl
@@ -26,6 +27,7 @@ from typing import Any, List, Optional, Sequence
 import nlgmetrics
 from nlgmetrics.cli.commands import cmd_demo, cmd_list, cmd_meta_eval, cmd_reduce
 from nlgmetrics.cli.common import CLIError, Parser, add_metric_options, print_error
+from nlgmetrics.cli.compare import add_compare_arguments, cmd_compare
 from nlgmetrics.cli.score import add_score_arguments, cmd_score
 
 _FLAGS_WITHOUT_VALUE = {"--json", "-q", "--quiet", "--distributed", "-h", "--help"}
@@ -34,7 +36,7 @@ _FLAGS_WITHOUT_VALUE = {"--json", "-q", "--quiet", "--distributed", "-h", "--hel
 def _metric_in(argv: Sequence[str]) -> Optional[str]:
     """The metric named after ``score``/``meta-eval`` (so its options can be added to the
     parser), or None."""
-    if not argv or argv[0] not in ("score", "meta-eval"):
+    if not argv or argv[0] not in ("score", "meta-eval", "compare"):
         return None
     for i, token in enumerate(argv[1:], start=1):
         prev = argv[i - 1]
@@ -73,6 +75,12 @@ def build_parser(metric: Optional[str] = None) -> Parser:
     add_metric_options(p, cls)
     p.set_defaults(func=cmd_score)
 
+    p = sub.add_parser("compare", help="is system B better than A? paired bootstrap and approximate randomisation")
+    common(p)
+    add_compare_arguments(p)
+    add_metric_options(p, cls)
+    p.set_defaults(func=cmd_compare)
+
     p = sub.add_parser("reduce", help="merge shard records and print the corpus result")
     p.add_argument("records", nargs="+", help="records files written by score --shard")
     p.add_argument("--metric", help="the metric; with -o, the options the records were scored with "
@@ -92,6 +100,10 @@ def build_parser(metric: Optional[str] = None) -> Parser:
     p.add_argument("--system-field", default="system")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% CIs (0: no CIs)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--item-field", default="", help="field naming each row's item (the segment it translates) "
+                   "for the item-level statistics (default: the source text, when the rows have sources)")
+    p.add_argument("--permutations", type=int, default=1000,
+                   help="permutations of soft pairwise accuracy's significance tests")
     p.add_argument("--limit", type=int, help="score only the first N rows")
     add_metric_options(p, cls)
     p.set_defaults(func=cmd_meta_eval)

@@ -4,13 +4,14 @@ from __future__ import annotations
 import argparse
 import inspect
 import math
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 import nlgmetrics
 from nlgmetrics.cli import files
 from nlgmetrics.cli.common import CLI_SPELLING, CLIError, config_from_args, dumps, load_scorer, scorer_class, write_result
 from nlgmetrics.core import stats
 from nlgmetrics.core.config import parse_key_values
+from nlgmetrics.core.meta_eval import meta_evaluate
 from nlgmetrics.examples import example
 from nlgmetrics.integrations import distributed
 
@@ -83,6 +84,8 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
                        "(default: ref)")
     if args.bootstrap < 0:
         raise CLIError(f"--bootstrap must be a number of resamples, or 0 for no confidence intervals; got {args.bootstrap}")
+    if args.permutations < 1:
+        raise CLIError(f"--permutations must be a positive number, got {args.permutations}")
     if args.limit is not None and args.limit < 1:
         raise CLIError(f"--limit must be a positive number of rows, got {args.limit} (leave it out to score every row)")
     try:
@@ -109,6 +112,7 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
         srcs = [files.text_field(r, args.src_field, path) for r in rows] if use_sources else None
         human = [_human(r, args.human, path) for r in rows]
         systems = _systems(rows, args.system_field, path) if args.system_field else [None] * len(rows)
+        items = _items(rows, args)
     except files.InputFileError as err:
         raise CLIError(str(err)) from None
     scorer = load_scorer(args.metric, config, quiet=args.quiet)
@@ -116,23 +120,10 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
         result = scorer.score(hyps, refs, srcs)
     except ValueError as err:
         raise CLIError(str(err), code=1) from None
-    out: Dict[str, Any] = {"metric": args.metric, "signature": result.signature, "n": len(rows),
-                           "human": args.human, "segment": {}, "system": {}}
-    for method, fn in stats.CORRELATIONS.items():
-        value = fn(result.scores, human)
-        out["segment"][method] = {"value": value, "ci95": _ci(args, fn, result.scores, human)}
-    kept = [i for i, s in enumerate(systems) if s is not None]
-    if kept:  # rows without a system (missing or null) are left out of the system level only
-        sys_scores = [result.scores[i] for i in kept]
-        sys_human = [human[i] for i in kept]
-        sys_names = [systems[i] for i in kept]
-        for method in stats.CORRELATIONS:
-            def sys_corr(m: Any, h: Any, s: Any, _method: str = method) -> float:
-                return stats.system_correlation(m, h, s, _method)
-            value = sys_corr(sys_scores, sys_human, sys_names)
-            out["system"][method] = {"value": value, "ci95": _ci(args, sys_corr, sys_scores, sys_human, sys_names)}
-        out["n_systems"] = len(set(sys_names))  # strings and integers (checked by _systems)
-        out["n_system_rows"] = len(kept)
+    out: Dict[str, Any] = {"metric": args.metric, "signature": result.signature, "human": args.human,
+                           **meta_evaluate(result.scores, human, systems, items, bootstrap=args.bootstrap,
+                                           seed=args.seed, permutations=args.permutations)}
+    kept = [s for s in systems if s is not None]
     if args.json:
         print(dumps(out))
         return 0
@@ -141,6 +132,7 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
         for method, v in out[level].items():
             ci = f"  95% CI [{v['ci95'][0]:+.4f}, {v['ci95'][1]:+.4f}]" if v["ci95"] is not None else ""
             print(f"  {level:8s} {method:9s} {v['value']:+.4f}{ci}")
+    _print_pairwise(out)
     if not args.system_field:
         print("  (no system-level correlation: --system-field is empty)")
     elif not kept:
@@ -151,12 +143,39 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ci(args: argparse.Namespace, statistic: Any, *arrays: Any) -> Optional[List[float]]:
-    """The 95% bootstrap interval, or None with ``--bootstrap 0``."""
-    if not args.bootstrap:
-        return None
-    lo, hi = stats.bootstrap_ci(statistic, *arrays, n_resamples=args.bootstrap, seed=args.seed)
-    return [lo, hi]
+def _items(rows: List[files.Row], args: argparse.Namespace) -> List[Any]:
+    """Each row's item (the segment it translates): ``--item-field`` (a string or an integer,
+    None where missing), else the row's source text when every row has one, else None."""
+    if args.item_field:
+        out = []
+        for row in rows:
+            value = files.field(row, args.item_field, args.data, default=None)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
+                raise CLIError(f"{args.data}, line {row[0]}: item {value!r:.60} in {args.item_field!r} is not a "
+                               "string or an integer")
+            out.append(value)
+        return out
+    sources = [r[1].get(args.src_field) for r in rows] if args.src_field else []
+    return sources if sources and all(isinstance(x, str) for x in sources) else [None] * len(rows)
+
+
+def _print_pairwise(out: Dict[str, Any]) -> None:
+    """The pairwise and item-level lines of the text output."""
+    pairwise, item = out["pairwise"], out["item"]
+    if "pairwise_accuracy" in pairwise:
+        v = pairwise["pairwise_accuracy"]
+        print(f"  system   pairwise accuracy       {v['value']:.4f}  ({v['n_pairs']} system pairs)")
+    if "soft_pairwise_accuracy" in pairwise:
+        v = pairwise["soft_pairwise_accuracy"]
+        print(f"  system   soft pairwise accuracy  {v['value']:.4f}  ({v['n_items']} items every system has, "
+              f"{v['permutations']} permutations)")
+    for method in stats.CORRELATIONS:
+        if method in item:
+            v = item[method]
+            print(f"  item     {method:9s} {v['value']:+.4f}  (mean over {v['n_items']} items)")
+    if "tie_calibrated_accuracy" in item:
+        v = item["tie_calibrated_accuracy"]
+        print(f"  item     acc*_eq   {v['value']:.4f}  (tie-calibrated pairwise accuracy, epsilon {v['epsilon']:.6g})")
 
 
 def _systems(rows: List[files.Row], key: str, path: str) -> List[Any]:

@@ -389,6 +389,19 @@ def reduce_files(paths: Iterable[str], metric: Optional[str] = None, options: Op
     """Merge shard files and run the metric's corpus reduction. The metric and options come
     from the caller; without them, from the files, but only when every option there is on
     the safe list (:func:`safe_option`): a file never names a path, a model or a device."""
+    paths = [str(p) for p in paths]
+    scorer, header, records = load_records(paths, metric, options, quiet=quiet)
+    try:
+        return scorer.reduce(records)
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as err:
+        raise ValueError(f"the records in {', '.join(paths)} do not fit {header['metric']}'s reduction "
+                         f"({type(err).__name__}: {err})") from None
+
+
+def load_records(paths: Iterable[str], metric: Optional[str] = None, options: Optional[Dict[str, Any]] = None,
+                 *, quiet: bool = True) -> Tuple[Scorer, Dict[str, Any], List[Record]]:
+    """(scorer, header, records sorted by id) of merged shard files, the scorer built as
+    :func:`reduce_files` builds it (checked against the files' options and signature)."""
     import nlgmetrics
 
     paths = [str(p) for p in paths]
@@ -419,8 +432,4 @@ def reduce_files(paths: Iterable[str], metric: Optional[str] = None, options: Op
     if scorer.signature != header["signature"]:
         raise ValueError(f"{where}: the scorer's signature differs from the one that wrote the records "
                          f"({scorer.signature} here); versions differ?")
-    try:
-        return scorer.reduce(records)
-    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as err:
-        raise ValueError(f"the records in {', '.join(paths)} do not fit {header['metric']}'s reduction "
-                         f"({type(err).__name__}: {err})") from None
+    return scorer, header, records

@@ -3,7 +3,7 @@ shardable) -> ``reduce_records`` (the corpus steps); input rules are in :mod:`.i
 from __future__ import annotations
 
 import abc
-from typing import Any, ClassVar, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, ClassVar, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
 from .config import MetricConfig
 from .inputs import PYTHON_SPELLING, Inputs, Record, Spelling, validate_inputs
@@ -120,6 +120,16 @@ class Scorer(abc.ABC):
     @abc.abstractmethod
     def reduce_records(self, records: List[Record]) -> MetricResult:
         """Corpus reduction over records sorted by ``id``, each id once."""
+
+    def resampler(self, records: List[Record]) -> Callable[[Any], Any]:
+        """Corpus scores of resampled corpora for significance tests
+        (:mod:`nlgmetrics.core.significance`): a function from positions (resamples x n, into
+        ``records``, duplicates allowed) to one corpus score per resample, each what
+        :meth:`reduce_records` gives for those records re-indexed 0..n-1. Default: that
+        reduction run per resample; a metric overrides it with an equal, faster form."""
+        from .significance import reduce_each
+
+        return reduce_each(self, records)
 
     def resolved(self) -> Dict[str, Any]:
         """Signature facts known only after :meth:`setup` (the model loaded, the parser

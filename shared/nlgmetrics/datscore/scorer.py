@@ -10,6 +10,7 @@ import numpy as np
 
 from nlgmetrics.core.inputs import Inputs, Record
 from nlgmetrics.core.scorer import Scorer
+from nlgmetrics.core.significance import Resampler
 from nlgmetrics.datscore.seq2seq import Seq2SeqLM
 
 from ..core.result import MetricResult, make_signature
@@ -145,6 +146,21 @@ class DATScore(Scorer):
             "languages": self._languages(names),
         }
         return MetricResult(self.name, scores, float(np.mean(scores)), self._signature(names), details, corpus)
+
+    def resampler(self, records: list[Record]) -> Resampler:
+        """Each resample's direction weights recomputed (one-vs-rest over the resampled
+        segments, as :meth:`reduce_records`), its corpus score the mean weighted sum."""
+        names = list(records[0]["directions"])
+        matrix = np.array([[r["directions"][d] for d in names] for r in records], dtype=float)
+
+        def run(positions: np.ndarray) -> np.ndarray:
+            out = np.empty(len(positions))
+            for k, row in enumerate(positions):
+                sample = matrix[row]
+                out[k] = float(np.mean(sample @ self.weights_for(sample, names)[0]))
+            return out
+
+        return run
 
     def _languages(self, names: Sequence[str]) -> dict[str, str]:
         roles = {role for name in names for role in name.split("->")}

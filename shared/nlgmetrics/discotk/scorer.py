@@ -14,6 +14,7 @@ import numpy as np
 
 from nlgmetrics.core.inputs import Inputs, Record
 from nlgmetrics.core.scorer import Scorer
+from nlgmetrics.core.significance import Resampler, mean_resampler
 from nlgmetrics.discotk.discourse import REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, from_rst, looks_like_rst, representations
 from nlgmetrics.discotk.kernels import CompiledTree, compile_tree, normalized_kernel, sst_kernel
 
@@ -252,6 +253,28 @@ class DiscoTK(Scorer):
             corpus["system_raw"] = float(raw.mean()) if n else float("nan")
         score = float(scores.mean()) if n else float("nan")
         return MetricResult(self.name, [float(s) for s in scores], score, self.signature, details, corpus)
+
+    def resampler(self, records: List[Record]) -> Resampler:
+        """Per-test-set normalisation is recomputed over each resample's segments; with
+        weights or ``normalization="none"`` a segment's score does not depend on the corpus,
+        and the corpus score is resampled as their mean."""
+        names = self.features_used
+        matrix = np.array([[float(r["features"][f]) for f in names] for r in records], dtype=float)
+        matrix = matrix.reshape(len(records), len(names))
+        with self._weights_lock:
+            model = self.model
+        if model is not None:
+            return mean_resampler(sigmoid(model.raw(matrix)))
+        if self.config.normalization != "per-test-set":
+            return mean_resampler(matrix.mean(axis=1))
+
+        def run(positions: np.ndarray) -> np.ndarray:
+            out = np.empty(len(positions))
+            for k, row in enumerate(positions):
+                out[k] = float(np.column_stack([asiya_normalize(col) for col in matrix[row].T]).mean())
+            return out
+
+        return run
 
     def resolved(self) -> Dict[str, Any]:
         cfg = self.config

@@ -17,6 +17,7 @@ import numpy as np
 
 from nlgmetrics.core.inputs import Inputs, Record, reference_group, validate_inputs, validate_texts
 from nlgmetrics.core.scorer import Scorer, mean_reduce
+from nlgmetrics.core.significance import Resampler, mean_resampler
 
 from ..core.embeddings import ContextualEncoder
 from ..core.language import EnglishOnly
@@ -304,6 +305,10 @@ class RoMe(Scorer):
 
     def reduce_records(self, records: list[Record]) -> MetricResult:
         return mean_reduce(self, records, corpus=EnglishOnly.corpus(records))
+
+    def resampler(self, records: list[Record]) -> Resampler:
+        """The corpus score is the mean of the segment scores: resampled as such."""
+        return mean_resampler([r["score"] for r in records])
 
 
 __all__ = ["COMPONENTS", "FIT", "PROFILES", "CoLAClassifier", "RoMe", "RoMeConfig", "TunedGrammarHead"]

@@ -11,6 +11,7 @@ from nlgmetrics.core.lexical import corpus_sentence_scores
 from nlgmetrics.core.linguistic import get_analyzer
 from nlgmetrics.core.result import MetricResult
 from nlgmetrics.core.scorer import Scorer, mean_reduce
+from nlgmetrics.core.significance import Resampler, mean_resampler
 from nlgmetrics.sam.adjust import adjust, damp_adjustment, match_items, sentiment_adjustment
 from nlgmetrics.sam.config import BASE_LOW, BASE_SCALES, PROFILES, SENTENCE_METRICS, SAMConfig
 from nlgmetrics.sam.sentiment import Item, load_lexicon, lookup_analyzer, text_items
@@ -172,3 +173,7 @@ class SAM(Scorer):
             corpus["scale"] = "{:g} to {:g}".format(*self.config.base_range)
         corpus.update(EnglishOnly.corpus(records))
         return mean_reduce(self, records, corpus=corpus)
+
+    def resampler(self, records: List[Record]) -> Resampler:
+        """The corpus score is the mean of the segment scores: resampled as such."""
+        return mean_resampler([r["score"] for r in records])

@@ -19,6 +19,7 @@ import gradio as gr
 from nlgmetrics.core.inputs import reference_group
 from nlgmetrics.core.result import MetricResult
 
+from .compare import compare_components, compare_handler
 from .draw import MAX_DRAWN
 from .inputs import MAX_BATCH_ROWS, example_inputs, read_batch, write_batch
 from .report import (
@@ -163,6 +164,7 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
                         gr.Examples([[ex.get(k, "") for k in keys] for ex in spec.examples], inputs=text_boxes,
                                     label="Examples (click one, then Score)", elem_id="examples")
                     visuals = spec.visuals()
+                    second_box, compare_button, compare_out = compare_components()
                 with gr.Tab("Batch", elem_id="tab-batch"):
                     gr.Markdown(
                         "Upload a **CSV** (header row: `prediction`, `reference` — or `reference_1`, "
@@ -253,6 +255,10 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
         run_button.click(on_gpu(score_example), inputs=text_boxes + setting_list,
                          outputs=[message, score, status] + visuals, api_name="score",
                          show_progress_on=[score])
+        compare_button.click(on_gpu(compare_handler(cls, keys, spec.reference_set,
+                                                    lambda v: pool.get(current_options(v)), pool.lock)),
+                             inputs=text_boxes + [second_box] + setting_list, outputs=[compare_out],
+                             api_name="compare", show_progress_on=[compare_out])
         batch_button.click(on_gpu(score_file, duration=300), inputs=[upload] + setting_list,
                            outputs=[batch_message, batch_score, download, status], api_name="score_file",
                            show_progress_on=[batch_score])
