@@ -1,4 +1,4 @@
-"""DiscoTK's weight training (nlgmetrics.training.discotk_weights): DARR pairs without identical
+"""DiscoTK's weight training (shared/tools/training/discotk_weights.py): DARR pairs without identical
 outputs, folds by source segment, the non-negative pairwise fit, C chosen by cross-validation,
 byte-stable output, and the shipped weights file it wrote."""
 from __future__ import annotations
@@ -85,11 +85,11 @@ def test_rounded_output_is_byte_stable():
     # and the same bytes from a fresh process with another hash seed
     script = ("import json, numpy as np\n"
               "from nlgmetrics.discotk import fit_pairwise\n"
-              "from nlgmetrics.training.discotk_weights import rounded\n"
+              "from training.discotk_weights import rounded\n"
               "m = fit_pairwise(np.array([[1.0, 0.3], [0.8, 0.1]]), np.array([[0.2, 0.4], [0.1, 0.0]]), ('a', 'b'))\n"
               "print(json.dumps(rounded(m), indent=1))\n")
     for seed in ("0", "12345"):
-        env = dict(os.environ, PYTHONHASHSEED=seed)
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=os.pathsep.join(sys.path))  # shared/tools too
         out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True).stdout
         assert out == json.dumps(data, indent=1) + "\n", seed
 

@@ -91,9 +91,7 @@ def tiny_models(tmp_path_factory):
 
 
 def test_paper_profile_fits_a_network_once_and_caches_it(tiny_models, tmp_path, monkeypatch):
-    import training.rome_scorer as training
-
-    from nlgmetrics.rome import fitting
+    from nlgmetrics.rome import fit as fitting
 
     monkeypatch.setenv("NLGMETRICS_CACHE", str(tmp_path))
     monkeypatch.setattr(fitting, "FIT_PAIRS_PER_CLASS", 20)
@@ -118,7 +116,7 @@ def test_paper_profile_fits_a_network_once_and_caches_it(tiny_models, tmp_path, 
     def refuse(*args, **kwargs):
         raise AssertionError("fitted twice")
 
-    monkeypatch.setattr(training, "fit_network", refuse)
+    monkeypatch.setattr(fitting, "fit_network", refuse)
     again = RoMe(**options)
     assert again.score(hyps, refs).scores == pytest.approx(result.scores, abs=1e-12)
     # another feature setting is another network
@@ -133,21 +131,19 @@ def test_two_threads_fit_the_network_once(tiny_models, tmp_path, monkeypatch):
     import threading
     import time
 
-    import training.rome_scorer as training
-
-    from nlgmetrics.rome import fitting
+    from nlgmetrics.rome import fit as fitting
 
     monkeypatch.setenv("NLGMETRICS_CACHE", str(tmp_path))
     monkeypatch.setattr(fitting, "FIT_PAIRS_PER_CLASS", 20)
     monkeypatch.setattr(fitting, "FIT_TEST_PAIRS_PER_CLASS", 5)
-    real, calls = training.fit_network, []
+    real, calls = fitting.fit_network, []
 
     def slow_fit(*args, **kwargs):
         calls.append(threading.get_ident())
         time.sleep(0.5)  # a real fit takes minutes: wide enough for the other thread to arrive
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(training, "fit_network", slow_fit)
+    monkeypatch.setattr(fitting, "fit_network", slow_fit)
     options = dict(profile="paper", model=tiny_models["encoder"], grammar_model=tiny_models["cola"],
                    linguistic_backend="spacy", device="cpu", quiet=True)
     scorers = [RoMe(**options), RoMe(**options)]
