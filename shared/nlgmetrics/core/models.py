@@ -289,9 +289,9 @@ def bucket_by_width(items: Sequence, widths: Callable[[Any], Any], batch_size: i
 def fixed_shape_batches(items: Sequence, lengths: Callable[[Any], int], batch_size: int, multiple: int,
                         max_length: int) -> Iterator[Tuple[List, List, int]]:
     """``(chunk, rows, width)`` for a batch-independent forward pass: ``chunk`` holds items of
-    one padded width, ``rows`` is ``chunk`` filled up to ``batch_size`` with copies of its last
-    item (BLAS picks kernels by matrix size, so the row count changes the rounding too), and
-    ``width`` the length to pad every row to."""
+    one padded width (at most ``batch_size``), ``rows`` the rows to encode (``chunk`` itself:
+    a batch is never filled up to ``batch_size``, so a large batch size costs nothing on a short
+    input), and ``width`` the length to pad every row to."""
     width = lambda item: padded_width(lengths(item), multiple, max_length)  # noqa: E731
     for chunk in bucket_by_width(items, width, batch_size, lengths):
-        yield chunk, list(chunk) + [chunk[-1]] * (batch_size - len(chunk)), width(chunk[0])
+        yield chunk, list(chunk), width(chunk[0])
