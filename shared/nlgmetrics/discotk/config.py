@@ -19,10 +19,10 @@ MEMBER_SETS = ("asiya", "asiya+extra")
 #: the work budget per segment (measured by benchmarks/budget_caps.py: at most about 2 s per
 #: worst-case segment on two cores): tokens of a plain text (the kernels' leaves; also the
 #: highest max_words), characters of any text, EDUs and EDU tokens of an RST tree (refused over)
-MAX_TOKENS = 250
+MAX_TOKENS = 220
 MAX_CHARS = 20_000
-MAX_EDUS = 200
-MAX_RST_TOKENS = 250
+MAX_EDUS = 150
+MAX_RST_TOKENS = 220
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,12 @@ COMPONENTS = ("rome", "emd", "ted", "grammar")
 #: the work budget per segment (benchmarks/budget_caps.py: about 2 s per worst-case segment on
 #: two cores): the highest max_words (F_EMD's and F_TED's words), and a cap on any text before
 #: analysis, in characters and whitespace words (over it: cut, truncated: true)
-MAX_WORDS = 512
-BUDGET = Budget("words", 2 * MAX_WORDS, WORDS, max_chars=20_000)
+MAX_WORDS = 320
+BUDGET = Budget("words", MAX_WORDS, WORDS, max_chars=20_000)
+#: F_TED's work budget per tree (:func:`~nlgmetrics.rome.tree_edit.ted_work`: a pair costs the
+#: product): a tree over it keeps fewer words (cut, with max_words' warning); ordinary sentences
+#: are far below it (about 30-100), while a 256-word run-on sentence reached 2,800 and 9 s
+MAX_TED_WORK = 1200
 #: the special ``scorer_weights`` value: fit a network on this configuration's own features
 FIT = "fit"
 
