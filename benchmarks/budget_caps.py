@@ -67,7 +67,10 @@ DESCRIBE = {0: "hyphenated x at the token cap vs a short sentence", 1: "x repeat
 
 
 def main() -> None:
+    import torch
+
     warnings.simplefilter("ignore")
+    torch.set_num_threads(1)  # CPU seconds = the time of one core, whatever the load
     rows = []
     scorers: dict = {}
     for k, (metric, label, options, make) in enumerate(cases()):
@@ -92,7 +95,8 @@ def main() -> None:
                                                                   "seconds", "CPU seconds", "truncated", "load average (1 min)"],
         rows, note="time budget: about 2 s per segment on two cores; the load average is that of the machine "
                    "just before the call (other processes share the two cores, so wall seconds run up to load/2 "
-                   "times the CPU seconds of this process, all its threads together)")])
+                   "times the CPU seconds of this process; torch runs on one thread, so CPU seconds are the time "
+                   "of one free core)")])
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
 """A Space's limits per request, so that one heavy request cannot hold the server or the other
 visitors: a cap on segments and total characters (checked before anything is scored), a time
 limit (checked between chunks of segments; over it the request stops with a clear message),
-the models' lock taken per chunk (a normal request waits for one chunk of a heavy one, not for
-all of it), gradio's queue with a concurrency setting, and uploads read within a size bound.
+gradio's queue with a concurrency setting, and uploads read within a size bound. On the CPU,
+requests are scored side by side (the core's caches, parsers and tokenizers have their own
+locks), so a normal request shares the processor with a heavy one instead of waiting for it;
+on a GPU (``serialize``) the models' lock is taken per chunk of segments, so a normal request
+waits for one chunk of a heavy one, not for all of it.
 
 The Space's owner may change the numbers with environment variables (never the page):
 ``NLGMETRICS_SPACE_MAX_SEGMENTS``, ``NLGMETRICS_SPACE_MAX_CHARS``, ``NLGMETRICS_SPACE_SECONDS``,
@@ -10,6 +13,7 @@ The Space's owner may change the numbers with environment variables (never the p
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from contextlib import AbstractContextManager
@@ -20,7 +24,10 @@ from nlgmetrics.cli import files
 from nlgmetrics.core.result import MetricResult
 
 #: segments scored between two checks of the time limit (and held under the models' lock)
-CHUNK = 4
+CHUNK = 1
+#: pause after releasing the lock between chunks, so that a waiting request takes it (a lock
+#: released and at once re-acquired by the same thread would starve the others)
+HANDOFF_SECONDS = 0.005
 
 
 def _env_int(name: str, default: int) -> int:
@@ -43,14 +50,16 @@ class Limits:
     upload_bytes: int = 64 * 2**20
     line_bytes: int = 4 * 2**20
     concurrency: int = 2
+    #: score under the models' lock (chunk by chunk): for models on a GPU
+    serialize: bool = False
 
     @classmethod
-    def from_env(cls) -> "Limits":
+    def from_env(cls, serialize: bool = False) -> "Limits":
         base = cls()
         return cls(_env_int("NLGMETRICS_SPACE_MAX_SEGMENTS", base.segments),
                    _env_int("NLGMETRICS_SPACE_MAX_CHARS", base.chars),
                    _env_int("NLGMETRICS_SPACE_SECONDS", base.seconds), base.upload_bytes, base.line_bytes,
-                   _env_int("NLGMETRICS_SPACE_CONCURRENCY", base.concurrency))
+                   _env_int("NLGMETRICS_SPACE_CONCURRENCY", base.concurrency), serialize)
 
     def describe(self) -> str:
         """The line the page shows."""
@@ -78,10 +87,12 @@ class Limits:
 
     def score(self, scorer: Any, inputs: Dict[str, Any], lock: Any) -> MetricResult:
         """``scorer.score`` of the request within the limits: checked first, scored
-        :data:`CHUNK` segments at a time under ``lock`` (released between chunks), stopped with
-        ``TimeoutError`` once :attr:`seconds` have passed; the same result as one call."""
+        :data:`CHUNK` segments at a time (under ``lock``, released between chunks, when
+        :attr:`serialize`), stopped with ``TimeoutError`` once :attr:`seconds` have passed; the
+        same result as one call."""
         self.check(inputs)
         start = time.monotonic()
+        lock = lock if self.serialize else contextlib.nullcontext()
         with lock:
             valid = scorer.validate(inputs["predictions"], inputs.get("references"), inputs.get("sources"))
         if len(valid) == 0:
@@ -94,6 +105,7 @@ class Limits:
                                    "or use the Python package or the CLI")
             with lock:
                 records += scorer.segment_records(valid.subset(valid.ids[k:k + CHUNK]))
+            time.sleep(HANDOFF_SECONDS)
         with lock:
             return scorer.reduce(records)
 

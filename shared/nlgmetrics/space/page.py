@@ -136,8 +136,8 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
     now, at start-up, and a failure shows as a message in the page until a score succeeds."""
     pool = ScorerPool(spec.metric, scorer_factory)
     cls = pool.cls
-    limits = Limits.from_env()
     runtime = detect_runtime(spec.gpu_dtypes)
+    limits = Limits.from_env(serialize=runtime.device != "cpu")
     initial = dict(options or {})
     if "profile" in cls.Config.names() and "profile" not in initial:
         initial["profile"] = default_profile(list(cls.Config.spec("profile").choices or ()))
