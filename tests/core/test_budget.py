@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from nlgmetrics.core.budget import TOKENS, WORDS, Budget, apply_budget
 from nlgmetrics.core.inputs import validate_inputs
-from nlgmetrics.core.models import fixed_shape_batches
+from nlgmetrics.core.models import MAX_FILL_ROWS, fixed_shape_batches
 from nlgmetrics.integrations.distributed import score_shard
 from tests.toy_scorers import ToyChrf, ToyConfig
 
@@ -96,6 +96,8 @@ def test_scores_of_inputs_within_the_budget_do_not_change():
     assert a.scores == plain.score(["the cat sat", "a"], ["the cat", "b"]).scores
 
 
-def test_batches_are_never_filled_up_to_the_batch_size():
-    plan = list(fixed_shape_batches([0, 1, 2], lambda i: 5, 16384, 8, 512))
-    assert plan == [([0, 1, 2], [0, 1, 2], 8)]
+def test_batches_are_filled_up_to_a_bounded_size_only():
+    assert list(fixed_shape_batches([0, 1, 2], lambda i: 5, 4, 8, 512)) == [([0, 1, 2], [0, 1, 2, 2], 8)]
+    assert list(fixed_shape_batches([0, 1, 2], lambda i: 5, MAX_FILL_ROWS + 1, 8, 512)) == [([0, 1, 2], [0, 1, 2], 8)]
+    rows = list(fixed_shape_batches([0], lambda i: 5, MAX_FILL_ROWS, 8, 512))[0][1]
+    assert len(rows) == MAX_FILL_ROWS
