@@ -8,8 +8,9 @@ import pytest
 
 gr = pytest.importorskip("gradio")
 
-import nlgmetrics  # noqa: E402
 import publish  # noqa: E402
+
+import nlgmetrics  # noqa: E402
 from nlgmetrics.space.compare import SPACE_RESAMPLES, SPACE_TRIALS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent.parent

@@ -24,6 +24,7 @@ import math
 import os
 import warnings
 import zlib
+from contextvars import ContextVar
 from pathlib import Path
 from typing import (
     IO,
@@ -47,6 +48,22 @@ _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 #: files already warned about a carriage return inside a line (once per file and process)
 _CR_WARNED: set[str] = set()
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: bounds of every file read here, decompressed: bytes per line and per file (a gzip of a few
+#: hundred KB can expand to gigabytes); a Space lowers them with :func:`limits`
+MAX_LINE_BYTES = 8 * 2**20
+MAX_FILE_BYTES = 2**30
+_LIMITS: ContextVar[Tuple[int, int]] = ContextVar("nlgmetrics_file_limits", default=(MAX_FILE_BYTES, MAX_LINE_BYTES))
+
+
+@contextlib.contextmanager
+def limits(max_bytes: int, max_line_bytes: int) -> Iterator[None]:
+    """Read files within ``max_bytes`` (decompressed) and ``max_line_bytes`` per line inside
+    the block (this thread or task only)."""
+    token = _LIMITS.set((max_bytes, max_line_bytes))
+    try:
+        yield
+    finally:
+        _LIMITS.reset(token)
 
 
 class InputFileError(ValueError):
@@ -81,12 +98,15 @@ def open_binary(path: PathLike, label: Optional[str] = None) -> Iterator[IO[byte
         raw.seek(0)
         if not is_gzip and p.suffix.lower() == ".gz" and p.stat().st_size > 0:
             raise InputFileError(f"{name}: not a gzip file (its name ends in .gz)")
+        max_bytes = _LIMITS.get()[0]
         if not is_gzip:
+            if p.is_file() and p.stat().st_size > max_bytes:
+                raise InputFileError(f"{name}: larger than {max_bytes:,} bytes, the most read from one file")
             yield raw
             return
         try:
             with gzip.GzipFile(fileobj=raw, mode="rb") as fh:
-                yield io.BufferedReader(_GzipErrors(fh, name))
+                yield io.BufferedReader(_GzipErrors(fh, name, max_bytes))
         except (OSError, EOFError, zlib.error) as err:  # the header itself is bad
             raise InputFileError(f"{name}: not a valid gzip file ({err})") from None
 
@@ -94,9 +114,9 @@ def open_binary(path: PathLike, label: Optional[str] = None) -> Iterator[IO[byte
 class _GzipErrors(io.RawIOBase):
     """Reads a gzip stream, turning a damaged or truncated stream into InputFileError."""
 
-    def __init__(self, fh: gzip.GzipFile, name: str) -> None:
+    def __init__(self, fh: gzip.GzipFile, name: str, max_bytes: int) -> None:
         super().__init__()
-        self._fh, self._name = fh, name
+        self._fh, self._name, self._left = fh, name, max_bytes
 
     def readable(self) -> bool:
         return True
@@ -106,6 +126,10 @@ class _GzipErrors(io.RawIOBase):
             data = self._fh.read(len(buffer))
         except (OSError, EOFError, zlib.error) as err:
             raise InputFileError(f"{self._name}: not a valid gzip file or truncated ({err})") from None
+        self._left -= len(data)
+        if self._left < 0:  # counted as it is decompressed: the expansion never sits in memory
+            raise InputFileError(f"{self._name}: expands to more than {_LIMITS.get()[0]:,} bytes once "
+                                 "decompressed, the most read from one file")
         buffer[: len(data)] = data
         return len(data)
 
@@ -121,10 +145,7 @@ def _decode(raw: bytes, name: str, lineno: int) -> str:
                              f"{raw[err.start:err.start + 1]!r}); save the file as UTF-8") from None
 
 
-def _raw_lines(fh: IO[bytes], name: str, max_line_bytes: Optional[int]) -> Iterator[bytes]:
-    if max_line_bytes is None:
-        yield from fh
-        return
+def _raw_lines(fh: IO[bytes], name: str, max_line_bytes: int) -> Iterator[bytes]:
     lineno = 0
     while True:
         raw = fh.readline(max_line_bytes + 1)
@@ -132,7 +153,8 @@ def _raw_lines(fh: IO[bytes], name: str, max_line_bytes: Optional[int]) -> Itera
             return
         lineno += 1
         if len(raw) > max_line_bytes and not (len(raw) == max_line_bytes + 1 and raw.endswith(b"\n")):
-            raise InputFileError(f"{name}, line {lineno}: longer than {max_line_bytes} bytes")
+            raise InputFileError(f"{name}, line {lineno}: longer than {max_line_bytes:,} bytes, the most read "
+                                 "as one line")
         yield raw
 
 
@@ -147,9 +169,12 @@ def _chomp(line: str) -> str:
 
 def iter_lines(path: PathLike, label: Optional[str] = None, *, max_line_bytes: Optional[int] = None) -> Iterator[str]:
     """The file's lines one at a time (constant memory), decoded and checked as UTF-8; a line
-    longer than ``max_line_bytes`` (when given) is an error, so a crafted file cannot make a
-    reader hold gigabytes."""
+    longer than ``max_line_bytes`` (default: :data:`MAX_LINE_BYTES` or the :func:`limits` in
+    force) is an error naming the file and line, so a crafted file cannot make a reader hold
+    gigabytes."""
     name = _name(path, label)
+    if max_line_bytes is None:
+        max_line_bytes = _LIMITS.get()[1]
     with open_binary(path, label) as fh:
         lines = enumerate(_raw_lines(fh, name, max_line_bytes), start=1)
         while True:
@@ -225,7 +250,7 @@ def iter_jsonl(path: PathLike, label: Optional[str] = None) -> Iterator[Row]:
 
 def _read_json_list(path: PathLike, label: Optional[str]) -> List[Row]:
     name = _name(path, label)
-    text = "\n".join(iter_lines(path, label))
+    text = "\n".join(iter_lines(path, label, max_line_bytes=_LIMITS.get()[0]))  # one line may hold it all
     try:
         rows = json.loads(text)
     except json.JSONDecodeError as err:
@@ -376,6 +401,6 @@ def write_csv(path: PathLike, rows: Sequence[Mapping[str, Any]], columns: Option
     return target
 
 
-__all__ = ["InputFileError", "count_lines", "csv_safe", "field", "iter_csv", "iter_jsonl", "iter_lines",
-           "iter_rows", "number_field", "open_binary", "read_lines", "read_rows", "split_lines", "table_format",
+__all__ = ["MAX_FILE_BYTES", "MAX_LINE_BYTES", "InputFileError", "count_lines", "csv_safe", "field", "iter_csv", "iter_jsonl", "iter_lines",
+           "iter_rows", "limits", "number_field", "open_binary", "read_lines", "read_rows", "split_lines", "table_format",
            "text_field", "text_value", "write_csv"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Set
 
 Record = Dict[str, Any]
 
@@ -37,6 +37,8 @@ class Inputs:
     sources: Optional[List[str]]
     ids: List[int]
     extras: Dict[str, List[Any]] = field(default_factory=dict)
+    #: ids of the segments the work budget cut (:mod:`nlgmetrics.core.budget`)
+    truncated: Set[int] = field(default_factory=set)
 
     def __len__(self) -> int:
         return len(self.predictions)
@@ -50,7 +52,8 @@ class Inputs:
             return None if values is None else [values[i] for i in idx]
 
         return Inputs(pick(self.predictions) or [], pick(self.references), pick(self.sources), list(ids),
-                      {name: pick(values) or [] for name, values in self.extras.items()})
+                      {name: pick(values) or [] for name, values in self.extras.items()},
+                      self.truncated & set(ids))
 
 
 def _as_list(values: Any, field: str) -> List[Any]:

@@ -23,10 +23,10 @@ import json
 import math
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from nlgmetrics.core import atomic
 from nlgmetrics.core.inputs import Inputs, Record, reference_group
 from nlgmetrics.core.result import MetricResult, has_nonfinite, map_floats
 from nlgmetrics.core.scorer import Scorer
@@ -99,29 +99,33 @@ class RecordsWriter:
     """
 
     def __init__(self, path: str, header: Dict[str, Any]) -> None:
-        self.target = Path(path)
-        if self.target.is_dir():
-            raise ValueError(f"{path}: is a directory; give a file name for the records")
-        self.target.parent.mkdir(parents=True, exist_ok=True)
-        fd, self._tmp = tempfile.mkstemp(dir=self.target.parent, prefix=f".{self.target.name}.")
-        os.close(fd)
+        # only a regular file or a new path is replaced (a symlink is followed), mode 0666 - umask
+        self.path = str(path)
+        self.target, self._tmp = atomic.open_temp(self.path, "records")
         opener: Any = gzip.open if self.target.suffix == ".gz" else open
         self._fh = opener(self._tmp, "wt", encoding="utf-8")
-        self._fh.write(json.dumps({"nlgmetrics_records": FORMAT, **header}) + "\n")
         self.count = 0
+        self._guard(lambda: self._fh.write(json.dumps({"nlgmetrics_records": FORMAT, **header}) + "\n"))
+
+    def _guard(self, step: Any) -> None:
+        try:
+            step()
+        except OSError as err:  # a full disk: name the records file, not the temporary one
+            self.abort()
+            raise ValueError(f"{self.path}: cannot write the records file ({err.strerror or err})") from None
 
     def write(self, records: Sequence[Record]) -> None:
-        for rec in records:
-            self._fh.write(record_line(rec) + "\n")
+        self._guard(lambda: self._fh.write("".join(record_line(rec) + "\n" for rec in records)))
         self.count += len(records)
 
     def close(self) -> Path:
-        self._fh.close()
-        os.replace(self._tmp, self.target)
+        self._guard(self._fh.close)
+        atomic.replace(self._tmp, self.target, self.path, "records")
         return self.target
 
     def abort(self) -> None:
-        self._fh.close()
+        with contextlib.suppress(OSError):
+            self._fh.close()
         with contextlib.suppress(OSError):
             os.unlink(self._tmp)
 

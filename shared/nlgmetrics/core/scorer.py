@@ -5,6 +5,7 @@ from __future__ import annotations
 import abc
 from typing import Any, Callable, ClassVar, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
+from .budget import Budget, apply_budget
 from .config import MetricConfig
 from .inputs import PYTHON_SPELLING, Inputs, Record, Spelling, validate_inputs
 from .result import MetricResult, make_signature
@@ -42,7 +43,7 @@ class Scorer(abc.ABC):
     #: record fields that may hold a documented NaN or infinity (a records file refuses a
     #: non-finite number anywhere else)
     nonfinite_fields: ClassVar[frozenset] = frozenset()
-    _TEMPLATE: ClassVar[Tuple[str, ...]] = ("score", "reduce", "validate")
+    _TEMPLATE: ClassVar[Tuple[str, ...]] = ("score", "reduce", "validate", "segment_records")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -79,7 +80,21 @@ class Scorer(abc.ABC):
             raise ValueError(f"{self.name} got unknown per-segment input(s) {', '.join(unknown)}; {takes}")
         given = {k: v for k, v in extras.items() if v is not None}
         inputs.extras = self.check_extras(given, len(inputs))
+        inputs.truncated = apply_budget(inputs, self.budget(), self.name)
         return inputs
+
+    def budget(self) -> Optional[Budget]:
+        """The work budget per segment (:mod:`nlgmetrics.core.budget`) from the configuration;
+        default: the configuration class's ``BUDGET`` (None: no cap, for test scorers)."""
+        return getattr(type(self.config), "BUDGET", None)
+
+    def segment_records(self, inputs: Inputs) -> List[Record]:
+        """``score_segments`` with ``truncated: true`` in the records of segments the budget cut."""
+        records = self.score_segments(inputs)
+        for rec in records:
+            if rec.get("id") in inputs.truncated:
+                rec["truncated"] = True
+        return records
 
     def check_extras(self, extras: Dict[str, Any], n: int) -> Dict[str, List[Any]]:
         """Validate per-call inputs (one value per segment); override with ``extra_inputs``."""
@@ -106,11 +121,16 @@ class Scorer(abc.ABC):
         inputs = self.validate(predictions, references, sources, **extras)
         if len(inputs) == 0:
             raise ValueError("predictions is empty; give at least one segment")
-        return self.reduce(self.score_segments(inputs))
+        return self.reduce(self.segment_records(inputs))
 
     def reduce(self, records: List[Record]) -> MetricResult:
         """Corpus reduction over gathered records, in any order (shards)."""
-        return self.reduce_records(sort_records(records))
+        records = sort_records(records)
+        result = self.reduce_records(records)
+        for rec, details in zip(records, result.details):
+            if rec.get("truncated"):
+                details["truncated"] = True
+        return result
 
     # -- the hooks --------------------------------------------------------------------------
     @abc.abstractmethod

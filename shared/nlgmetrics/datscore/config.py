@@ -7,6 +7,7 @@ from typing import Optional, Union
 
 from nlgmetrics.datscore.seq2seq import TOKEN_WEIGHTINGS
 
+from ..core.budget import WORDS, Budget
 from ..core.config import MetricConfig, option
 from .directions import (
     DIRECTION_SETS,
@@ -20,11 +21,19 @@ from .directions import (
 )
 
 DEFAULT_MODEL = "facebook/m2m100_418M"
+#: the work budget per segment: characters and whitespace words of a text before tokenizing (over
+#: it: cut, truncated: true); the model's own unit, subword tokens, is capped by max_length (at
+#: most MAX_LENGTH, M2M-100's positions) and a translation by max_new_tokens (at most MAX_NEW_TOKENS)
+BUDGET = Budget("words", 4_000, WORDS, max_chars=20_000)
+MAX_LENGTH = 1024
+MAX_NEW_TOKENS = 512
 
 
 @dataclass(frozen=True)
 class DATScoreConfig(MetricConfig):
     """DATScore's options (see :mod:`nlgmetrics.datscore`)."""
+
+    BUDGET = BUDGET
 
     model: str = option(DEFAULT_MODEL, "M2M-100-compatible checkpoint: hub id or local directory", short="model")
     source_lang: Optional[str] = option(None, "M2M-100 code of the sources' language (needed with sources)",
@@ -54,10 +63,11 @@ class DATScoreConfig(MetricConfig):
                             signature="always")
     max_new_tokens: Optional[int] = option(
         None, "cap on the length of an augmented translation (None: the model's generation config, M2M-100: "
-        "200 tokens); a translation that reaches it warns", low=1, short="maxnew", signature="always")
-    max_length: int = option(1024, "token cap per text (longer texts are truncated with a warning)", low=3,
+        "200 tokens); a translation that reaches it warns", low=1, high=MAX_NEW_TOKENS, short="maxnew", signature="always")
+    max_length: int = option(MAX_LENGTH, "token cap per text (longer texts are truncated with a warning)", low=3,
+                             high=MAX_LENGTH,
                              short="maxlen", signature="always")
-    batch_size: int = option(8, "sequences per forward pass (scores do not depend on it)", low=1,
+    batch_size: int = option(8, "sequences per forward pass (scores do not depend on it)", low=1, high=1024,
                              signature="never")
     batch_tokens: Optional[int] = option(
         None, "padded tokens per forward pass, length-sorted batches filled up to it instead of batch_size "

@@ -16,6 +16,13 @@ NORMALIZATIONS = ("per-test-set", "none")
 INPUT_FORMATS = ("auto", "text", "rst")
 NAMED_WEIGHTS = ("uniform", "tuned")
 MEMBER_SETS = ("asiya", "asiya+extra")
+#: the work budget per segment (measured by benchmarks/budget_caps.py: at most about 2 s per
+#: worst-case segment on two cores): tokens of a plain text (the kernels' leaves; also the
+#: highest max_words), characters of any text, EDUs and EDU tokens of an RST tree (refused over)
+MAX_TOKENS = 220
+MAX_CHARS = 20_000
+MAX_EDUS = 150
+MAX_RST_TOKENS = 220
 
 
 @dataclass(frozen=True)
@@ -45,11 +52,12 @@ class DiscoTKConfig(MetricConfig):
                                      choices=("auto", "spacy", "stanza"), short="linguistic")
     spacy_model: Optional[str] = option(None, "spaCy pipeline name (None: the installed English default)",
                                         short="spacy")
-    max_words: int = option(1000, "plain texts longer than this are cut to their first max_words words, "
-                            "with a warning", low=1, short="maxw")
+    max_words: int = option(MAX_TOKENS, "plain texts are cut to their first max_words tokens (word runs and "
+                            "punctuation marks: x-x is three), with a warning and truncated: true in the details",
+                            low=1, high=MAX_TOKENS, short="maxw")
     device: str = option("auto", "device of the BERTScore encoder (members=asiya+extra): auto, cpu, cuda, ...",
                          signature="never")
-    batch_size: int = option(32, "BERTScore encoder batch size", low=1, signature="never")
+    batch_size: int = option(32, "BERTScore encoder batch size", low=1, high=1024, signature="never")
     cache_size: int = option(100_000, "analyses of unique texts kept (least recently used evicted)", low=1,
                              signature="never")
 

@@ -16,13 +16,15 @@ from nlgmetrics.core.inputs import Inputs, Record
 from nlgmetrics.core.scorer import Scorer
 from nlgmetrics.core.significance import Resampler, mean_resampler
 from nlgmetrics.discotk.discourse import REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, from_rst, looks_like_rst, representations
+from nlgmetrics.discotk.discourse.rst import rst_size
 from nlgmetrics.discotk.kernels import CompiledTree, compile_tree, normalized_kernel, sst_kernel
 
+from ..core.budget import TOKENS, Budget
 from ..core.cache import LRUCache
 from ..core.progress import progress
 from ..core.result import MetricResult
 from .combine import PairwiseModel, asiya_normalize, fit_pairwise, has_shipped, shipped_model, sigmoid, weights_key
-from .config import DiscoTKConfig
+from .config import MAX_CHARS, MAX_EDUS, MAX_RST_TOKENS, DiscoTKConfig
 from .members import (
     EXTRA_MEMBERS,
     PARTY_MEMBERS,
@@ -143,20 +145,37 @@ class DiscoTK(Scorer):
         fmt = self.config.input_format
         return fmt == "rst" or (fmt == "auto" and looks_like_rst(text))
 
+    def budget(self) -> Budget:
+        """Plain texts: ``max_words`` tokens as the parser's tokenizer splits them (``x-x`` is
+        three), the leaves every kernel compares; RST trees: refused over their caps."""
+        return Budget("tokens", self.config.max_words, TOKENS, MAX_CHARS, whole=self._check_rst)
+
+    def _check_rst(self, text: str) -> bool:
+        """True for a text read as an RST tree (``ValueError`` when it is over the caps)."""
+        if not self._is_rst(text):
+            return False
+        if len(text) > MAX_CHARS:
+            raise ValueError(f"an RST tree of {len(text):,} characters; DiscoTK reads at most {MAX_CHARS:,}")
+        edus, tokens = rst_size(text)
+        if edus > MAX_EDUS or tokens > MAX_RST_TOKENS:
+            raise ValueError(f"an RST tree of {edus:,} EDUs and {tokens:,} tokens in them; DiscoTK scores at most "
+                             f"{MAX_EDUS:,} EDUs and {MAX_RST_TOKENS:,} tokens per tree (a tree cannot be cut; "
+                             "split the document)")
+        return True
+
     def _truncated(self, text: str) -> str:
-        words = text.split()
-        limit = self.config.max_words
-        if len(words) <= limit:
-            return text
-        warnings.warn(f"DiscoTK: a text of {len(words)} words is truncated to its first {limit} "
-                      "(max_words) for parsing and scoring", stacklevel=3)
-        return " ".join(words[:limit])
+        budget = self.budget()
+        cut = budget.cut(text)
+        if len(cut) != len(text):
+            warnings.warn(f"DiscoTK: a text of {budget.count(text[:budget.max_chars])}+ tokens is truncated to its "
+                          f"first {budget.max_units} (max_words) for parsing and scoring", stacklevel=3)
+        return cut
 
     def _analyze_new(self, texts: List[str]) -> List[Analysis]:
         trees: Dict[str, Optional[DiscourseTree]] = {}
         plain: Dict[str, str] = {}
         for t in texts:
-            if self._is_rst(t):
+            if self._check_rst(t):
                 trees[t] = from_rst(t)
                 plain[t] = trees[t].plain_text() if trees[t] is not None else ""  # type: ignore[union-attr]
             else:

@@ -65,7 +65,7 @@ def score_shard(scorer: Scorer, predictions: Any, references: Any = None, source
     if len(inputs) == 0:
         raise ValueError("predictions is empty; give at least one segment")
     ids = shard_ids(len(inputs), *shard)
-    return scorer.score_segments(inputs.subset(ids)) if ids else []
+    return scorer.segment_records(inputs.subset(ids)) if ids else []
 
 
 def score_chunks(scorer: Scorer, chunks: Iterable[Chunk], *,
@@ -83,7 +83,7 @@ def score_chunks(scorer: Scorer, chunks: Iterable[Chunk], *,
         inputs = scorer.validate(preds, refs, srcs, ids=ids, **extras)
         mine = [i for i in ids if i % n_shards == k - 1]
         if mine:
-            yield scorer.score_segments(inputs if len(mine) == len(ids) else inputs.subset(mine))
+            yield scorer.segment_records(inputs if len(mine) == len(ids) else inputs.subset(mine))
 
 
 # --- torch.distributed -------------------------------------------------------------------

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from ..core.budget import WORDS, Budget
 from ..core.config import MetricConfig, option
 from ..core.resources import user_or_data_file
 from .features import (
@@ -23,6 +24,15 @@ from .features import (
 from .grammar import GRAMMAR_PUNCTUATION
 
 COMPONENTS = ("rome", "emd", "ted", "grammar")
+#: the work budget per segment (benchmarks/budget_caps.py: about 2 s per worst-case segment on
+#: two cores): the highest max_words (F_EMD's and F_TED's words), and a cap on any text before
+#: analysis, in characters and whitespace words (over it: cut, truncated: true)
+MAX_WORDS = 320
+BUDGET = Budget("words", MAX_WORDS, WORDS, max_chars=20_000)
+#: F_TED's work budget per tree (:func:`~nlgmetrics.rome.tree_edit.ted_work`: a pair costs the
+#: product): a tree over it keeps fewer words (cut, with max_words' warning); ordinary sentences
+#: are far below it (about 30-100), while a 256-word run-on sentence reached 2,800 and 9 s
+MAX_TED_WORK = 1200
 #: the special ``scorer_weights`` value: fit a network on this configuration's own features
 FIT = "fit"
 
@@ -45,6 +55,8 @@ FEATURE_OPTIONS = {
 @dataclass(frozen=True)
 class RoMeConfig(MetricConfig):
     """RoMe's options."""
+
+    BUDGET: ClassVar[Budget] = BUDGET
 
     RENAMED: ClassVar[dict[str, str]] = {"parser": "linguistic_backend", "ted_normalisation": "ted_normalization"}
 
@@ -102,7 +114,8 @@ class RoMeConfig(MetricConfig):
                               "lemma sequence) or static (its input word-piece embeddings, as the paper's "
                               "static fastText vectors; the default, chosen by training/rome_options.py)",
                               choices=("contextual", "static"), short="tedvec")
-    max_words: int = option(256, "texts are cut to this many words (with a warning)", low=1, short="maxw")
+    max_words: int = option(256, "texts are cut to this many words (with a warning)", low=1, high=MAX_WORDS,
+                            short="maxw")
     return_alignment: bool = option(False, "add the F_EMD word alignment to each segment's details",
                                      signature="never")
     grammar_punctuation: str = option("as-is", "F_grammar input: as-is (the specification; the default, kept by "
@@ -115,7 +128,7 @@ class RoMeConfig(MetricConfig):
                                           "profile's), whose one output is P(acceptable)", low=0, short="glabel")
     device: str = option("auto", "auto, cpu, cuda, cuda:N or mps", signature="never")
     dtype: str = option("fp32", "model precision", choices=("fp32", "fp16", "bf16"), short="dtype")
-    batch_size: int = option(32, "texts per encoder batch", low=1, signature="never")
+    batch_size: int = option(32, "texts per encoder batch", low=1, high=1024, signature="never")
 
     def check(self) -> None:
         grammar = str(self.resource("grammar_model"))

@@ -24,7 +24,7 @@ from ..core.language import EnglishOnly
 from ..core.linguistic import get_analyzer
 from ..core.models import tokenize
 from ..core.result import MetricResult
-from .config import COMPONENTS, FIT, NEEDS, PROFILES, RoMeConfig, _check_file_option
+from .config import COMPONENTS, FIT, MAX_TED_WORK, NEEDS, PROFILES, RoMeConfig, _check_file_option
 from .features import (
     DependencyTree,
     clip_words,
@@ -37,6 +37,7 @@ from .features import (
 )
 from .grammar import CoLAClassifier, TunedGrammarHead, load_grammar, with_end_punctuation
 from .network import FEATURE_ORDER, ScorerNetwork
+from .tree_edit import ted_work
 
 
 def _checked_pairs(predictions: Any, references: Any) -> tuple[list[str], list[str]]:
@@ -173,6 +174,11 @@ class RoMe(Scorer):
             for text, parsed in zip(unique, self._analyzer.analyze(unique)):
                 tree = dependency_tree(parsed, max_words, roles=self.config.ted_tree != "lemma",
                                        copula=self.config.ted_tree == "roles_copula")
+                limit = max_words
+                while ted_work(tree.tree) > MAX_TED_WORK and limit > 1:  # the work budget of F_TED
+                    limit = max(1, limit * 4 // 5)
+                    tree = dependency_tree(parsed, limit, roles=self.config.ted_tree != "lemma",
+                                           copula=self.config.ted_tree == "roles_copula")
                 sentences[text].tree = tree
                 sentences[text].cut |= tree.cut
         lists: list[list[str]] = []

@@ -66,6 +66,17 @@ def _cost_matrix(nodes1: List[Tree], nodes2: List[Tree], cost: SubstitutionCost)
     return matrix.tolist()
 
 
+def ted_work(tree: Tree) -> int:
+    """The work :func:`tree_edit_distance` does for ``tree`` on one side: the sizes of its
+    keyroots' subtrees summed; a pair fills ``ted_work(a) * ted_work(b)`` cells (linear time).
+
+    >>> ted_work(Tree("a", [Tree("b"), Tree("c"), Tree("d")]))
+    6
+    """
+    _, leftmost = _postorder_with_leftmost(tree)
+    return sum(k - leftmost[k] + 1 for k in _keyroots(leftmost))
+
+
 def tree_edit_distance(tree1: Tree, tree2: Tree, substitution: SubstitutionCost = None, *,
                        insert_cost: float = 1.0, delete_cost: float = 1.0) -> float:
     """Minimum total cost of deletions, insertions and substitutions turning ``tree1`` into

@@ -5,6 +5,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
+from nlgmetrics.core.budget import TOKENS, Budget
 from nlgmetrics.core.config import MetricConfig, option
 from nlgmetrics.core.lexical import sentence_bleu, sentence_chrf, sentence_meteor
 from nlgmetrics.sam.sentiment import DEFAULT_LEXICON, LEXICONS
@@ -22,6 +23,10 @@ MATCHING = ("lemma", "meteor")
 DAMPING = ("off", "items", "polar", "same-sign")
 #: BERTScore encoder per profile: the paper's roberta-large (layer 17) or the offline MiniLM
 PROFILES = {"paper": "roberta-large", "lite": "minilm"}
+#: the work budget per segment (benchmarks/budget_caps.py: about 2 s per worst-case segment on
+#: two cores; METEOR's word alignment is quadratic): tokens (word runs and punctuation marks, as
+#: the tagger splits them) and characters of a text; over it: cut, truncated: true
+BUDGET = Budget("tokens", 2_000, TOKENS, max_chars=20_000)
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,7 @@ class SAMConfig(MetricConfig):
     """SAM's options (the card's options table is generated from this class)."""
 
     RENAMED = {"tagger": "linguistic_backend"}
+    BUDGET = BUDGET
 
     base: str = option("meteor", "base metric C_hr: sentence BLEU, chrF, METEOR, BERTScore F1, or "
                        "`given` (pass `base_scores=[...]`)", choices=BASES, signature="always")
@@ -62,7 +68,7 @@ class SAMConfig(MetricConfig):
                                      "that ran)", choices=("auto", "spacy", "stanza", "lookup"), short="tagger")
     device: str = option("auto", "BERTScore device (auto, cpu, cuda, cuda:N, mps)", signature="never")
     dtype: str = option("fp32", "BERTScore encoder precision", choices=("fp32", "fp16", "bf16"))
-    batch_size: int = option(32, "BERTScore batch size", low=1, signature="never")
+    batch_size: int = option(32, "BERTScore batch size", low=1, high=1024, signature="never")
 
     def check(self) -> None:
         if self.base != "bertscore" and (self.model is not None or self.layer is not None):

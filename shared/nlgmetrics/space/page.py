@@ -22,6 +22,7 @@ from nlgmetrics.core.result import MetricResult
 from .compare import compare_components, compare_handler
 from .draw import MAX_DRAWN
 from .inputs import MAX_BATCH_ROWS, example_inputs, read_batch, write_batch
+from .limits import Limits, queued
 from .report import (
     AnchorScores,
     Reading,
@@ -90,12 +91,17 @@ def status_html(runtime: Runtime, uses_models: bool, preloaded: bool, error: Opt
                                "warning", "startup")
 
 
-def score_capturing(scorer: Any, inputs: Dict[str, Any]) -> Tuple[MetricResult, List[Warning_]]:
+def score_capturing(scorer: Any, inputs: Dict[str, Any], lock: Any = None,
+                    limits: Optional[Limits] = None) -> Tuple[MetricResult, List[Warning_]]:
     """The scorer's result and the warnings the package issued meanwhile (truncation, tiny
-    corpora, ...): the page shows the core's own words."""
+    corpora, ...): the page shows the core's own words. With ``lock``: within the request
+    ``limits`` (:mod:`.limits`), the lock held per chunk of segments."""
     with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always")
-        result = scorer.score(inputs["predictions"], inputs["references"], inputs["sources"])
+        if lock is not None:
+            result = (limits or Limits()).score(scorer, inputs, lock)
+        else:
+            result = scorer.score(inputs["predictions"], inputs["references"], inputs["sources"])
     return result, captured(records)
 
 
@@ -132,6 +138,7 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
     pool = ScorerPool(spec.metric, scorer_factory)
     cls = pool.cls
     runtime = detect_runtime(spec.gpu_dtypes)
+    limits = Limits.from_env(serialize=runtime.device != "cpu")
     initial = dict(options or {})
     if "profile" in cls.Config.names() and "profile" not in initial:
         initial["profile"] = default_profile(list(cls.Config.spec("profile").choices or ()))
@@ -171,7 +178,7 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
                         "`reference_2`, ... for several — and `source` where the metric uses it) or a **JSONL** "
                         "file (one object a line with the same keys; a reference may be a list). The settings "
                         "apply. Download one row of scores per segment (CSV) and the full result (JSON). "
-                        f"At most {MAX_BATCH_ROWS} rows."
+                        f"At most {MAX_BATCH_ROWS} rows. {limits.describe()}"
                         + (" Here each row is scored against its own reference(s), as on the command line; the "
                            "Example tab instead rates every prediction against all reference lines as one "
                            "standard set, so the same texts score differently there." if spec.reference_set else ""))
@@ -209,9 +216,9 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
         n_text = len(text_boxes)
 
         def scored(scorer: Any, key: Any, inputs: Dict[str, Any]) -> Tuple[MetricResult, str, str]:
-            result, issued = score_capturing(scorer, inputs)
+            result, issued = score_capturing(scorer, inputs, pool.lock, limits)
             reading = spec.reading(scorer)
-            with warnings.catch_warnings():  # the reference points' own warnings are not the user's
+            with pool.lock, warnings.catch_warnings():  # the reference points' own warnings are not the user's
                 warnings.simplefilter("ignore")
                 measured = anchors.measure(key, scorer, reading.anchors)
             box = reading_html(reading, measured, reading.anchors)
@@ -226,8 +233,8 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
                                         texts.get("sources"), spec.reference_set)
                 chosen = current_options(values[n_text:])
                 scorer = pool.get(chosen)
+                result, warned, shown = scored(scorer, repr(sorted(chosen.items())), inputs)
                 with pool.lock:
-                    result, warned, shown = scored(scorer, repr(sorted(chosen.items())), inputs)
                     drawn = list(spec.explain(scorer, result, inputs))
             except Exception as err:  # noqa: BLE001 - every failure becomes a message in the page
                 traceback.print_exc()
@@ -240,11 +247,11 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
             try:
                 if not path:
                     raise ValueError("Upload a CSV or JSONL file first.")
-                inputs = read_batch(path, cls)
+                with limits.uploads():
+                    inputs = read_batch(path, cls)
                 chosen = current_options(values)
                 scorer = pool.get(chosen)
-                with pool.lock:
-                    result, warned, shown = scored(scorer, repr(sorted(chosen.items())), inputs)
+                result, warned, shown = scored(scorer, repr(sorted(chosen.items())), inputs)
                 files = write_batch(result, inputs)
             except Exception as err:  # noqa: BLE001
                 traceback.print_exc()
@@ -262,7 +269,7 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
         batch_button.click(on_gpu(score_file, duration=300), inputs=[upload] + setting_list,
                            outputs=[batch_message, batch_score, download, status], api_name="score_file",
                            show_progress_on=[batch_score])
-    return demo
+    return queued(demo, limits)
 
 
 def launch(demo: gr.Blocks, **kwargs: Any) -> Any:

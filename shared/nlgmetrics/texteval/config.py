@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..core.budget import TOKENS, Budget
 from ..core.config import MetricConfig, option
 from .analysis import DISTANCES
 from .features import FEATURES, TAGSETS
@@ -13,6 +14,10 @@ CORPUS_MODES = ("document", "mean")
 #: the lexicon behind ``features="classes"`` (in the signature: a lexicon change changes scores;
 #: "-words": WordNet senses that are words, not acronyms, letters or elements)
 CLASS_LEXICON = "wordnet3.0-words+closed"
+#: the work budget per segment (benchmarks/budget_caps.py: about 2 s per worst-case segment on
+#: two cores): tokens (word runs and punctuation marks) and characters of a text; over it: cut,
+#: truncated: true
+BUDGET = Budget("tokens", 5_000, TOKENS, max_chars=50_000)
 
 
 @dataclass(frozen=True)
@@ -20,6 +25,7 @@ class TextEvalConfig(MetricConfig):
     """TextEval's options (see the module docstring of :mod:`nlgmetrics.texteval`)."""
 
     RENAMED: ClassVar[dict[str, str]] = {"model": "features"}
+    BUDGET: ClassVar[Budget] = BUDGET
 
     features: str = option(
         "tags", "what each text becomes a multinomial over: words, part-of-speech tags or ambiguity classes",

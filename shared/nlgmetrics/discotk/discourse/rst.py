@@ -123,6 +123,21 @@ def looks_like_rst(text: str) -> bool:
     return stripped.startswith(("(", "_!")) and "_!" in stripped and "!_" in stripped
 
 
+_EDU = re.compile(r"_!(.*?)!_", re.DOTALL)
+_EDU_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def rst_size(text: str) -> Tuple[int, int]:
+    """``(EDUs, tokens)`` of an RST tree's text without reading the tree (linear time): its
+    ``_!...!_`` units and the word runs and punctuation marks inside them, the units the
+    kernels' leaves are built from."""
+    edus = tokens = 0
+    for match in _EDU.finditer(text):
+        edus += 1
+        tokens += sum(1 for _ in _EDU_TOKEN.finditer(match.group(1)))
+    return edus, tokens
+
+
 # -- the .dis format ------------------------------------------------------------------------
 def _from_dis(tokens: List[str]) -> DiscourseTree:
     pos = 0

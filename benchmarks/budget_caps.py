@@ -1,0 +1,103 @@
+"""Worst-case time per segment at each metric's work-budget caps (issue 32).
+
+Each case is one segment built to make the metric's expensive step as slow as its caps allow
+(identical tokens for DiscoTK's subset-tree kernels and SAM's METEOR alignment, a flat RST
+tree of the most EDUs, ...), scored once after a warm-up call on the same scorer, plus a 1 MB
+text of the same kind (which the budget cuts to the caps first). The time budget is about 2 s
+per segment on two cores; the machine's load average is recorded with the times, since other
+processes slow every number down.
+
+    python benchmarks/budget_caps.py            # writes benchmarks/results/budget_caps.json
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Callable, List, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import table, write_results  # noqa: E402
+
+import nlgmetrics  # noqa: E402
+from nlgmetrics.discotk.config import MAX_EDUS, MAX_RST_TOKENS, MAX_TOKENS  # noqa: E402
+from nlgmetrics.rome.config import MAX_WORDS as ROME_MAX_WORDS  # noqa: E402
+from nlgmetrics.sam.config import BUDGET as SAM_BUDGET  # noqa: E402
+from nlgmetrics.texteval.config import BUDGET as TEXTEVAL_BUDGET  # noqa: E402
+
+MB = 1_000_000
+Case = Tuple[str, str, Any, Callable[[], Tuple[List[str], List[str]]]]
+
+
+def _flat_rst(n: int, words: int = 1) -> str:
+    edus = " ".join(f"_!{' '.join(['x'] * words)}!_" for _ in range(n))
+    return f"(Joint{'[N]' * n} {edus})" if n > 1 else edus
+
+
+def cases() -> List[Case]:
+    hyphen = "-".join(["x"] * ((MAX_TOKENS + 1) // 2))
+    xs = " ".join(["x"] * MAX_TOKENS)
+    good = " ".join(["good"] * SAM_BUDGET.max_units)
+    rome_words = " ".join(["cat"] * ROME_MAX_WORDS)
+    te = " ".join(["the"] * TEXTEVAL_BUDGET.max_units)
+    return [
+        ("discotk", "party", {}, lambda: ([hyphen], ["The cat sat on the mat."])),
+        ("discotk", "party", {}, lambda: ([xs], [xs])),
+        ("discotk", "light", {"variant": "light"}, lambda: ([xs], [xs])),
+        ("discotk", "party", {}, lambda: ([_flat_rst(MAX_EDUS)], [_flat_rst(MAX_EDUS)])),
+        ("discotk", "party", {}, lambda: ([_flat_rst(1, MAX_RST_TOKENS)], [_flat_rst(1, MAX_RST_TOKENS)])),
+        ("discotk", "party", {}, lambda: (["-".join(["x"] * (MB // 2))], ["The cat sat on the mat."])),
+        ("sam", "meteor", {}, lambda: ([good], [good])),
+        ("sam", "meteor", {}, lambda: ([("good " * (MB // 5))], [("good " * (MB // 5))])),
+        ("rome", "lite", {"profile": "lite", "max_words": ROME_MAX_WORDS}, lambda: ([rome_words], [rome_words])),
+        ("rome", "lite", {"profile": "lite"}, lambda: ([("cat " * (MB // 4))], [("cat " * (MB // 4))])),
+        ("texteval", "default", {}, lambda: ([te], [te])),
+        ("texteval", "default", {}, lambda: ([("the " * (MB // 4))], [("the " * (MB // 4))])),
+    ]
+
+
+DESCRIBE = {0: "hyphenated x at the token cap vs a short sentence", 1: "x repeated to the token cap, vs itself",
+            2: "x repeated to the token cap, vs itself", 3: "flat RST tree at the EDU cap, vs itself",
+            4: "one RST EDU at the EDU-token cap, vs itself", 5: "1 MB hyphenated x (cut to the cap)",
+            6: "'good' repeated to the token cap, vs itself", 7: "1 MB of 'good' vs itself (cut to the cap)",
+            8: "'cat' repeated to max_words' upper bound, vs itself", 9: "1 MB of 'cat' vs itself (cut)",
+            10: "'the' repeated to the token cap, vs itself", 11: "1 MB of 'the' vs itself (cut)"}
+
+
+def main() -> None:
+    import torch
+
+    warnings.simplefilter("ignore")
+    torch.set_num_threads(1)  # CPU seconds = the time of one core, whatever the load
+    rows = []
+    scorers: dict = {}
+    for k, (metric, label, options, make) in enumerate(cases()):
+        key = (metric, tuple(sorted(options.items())))
+        if key not in scorers:
+            scorers[key] = nlgmetrics.load(metric, quiet=True, **options)
+            scorers[key].score(["The cat sat."], ["A cat sat."])  # warm-up: models loaded, kernels built
+        scorer = scorers[key]
+        preds, refs = make()
+        if hasattr(scorer, "clear_cache"):
+            scorer.clear_cache()
+        load = os.getloadavg()[0]
+        start, cpu = time.perf_counter(), time.process_time()
+        result = scorer.score(preds, refs)
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        truncated = bool(result.details and result.details[0].get("truncated"))
+        rows.append([metric, label, DESCRIBE[k], len(preds[0]), round(seconds, 2), round(cpu, 2), truncated,
+                     round(load, 1)])
+        print(rows[-1], flush=True)
+    write_results("budget_caps", [table(
+        "Worst-case time of one segment at the work-budget caps", ["metric", "options", "segment", "characters",
+                                                                  "seconds", "CPU seconds", "truncated", "load average (1 min)"],
+        rows, note="time budget: about 2 s per segment on two cores; the load average is that of the machine "
+                   "just before the call (other processes share the two cores, so wall seconds run up to load/2 "
+                   "times the CPU seconds of this process; torch runs on one thread, so CPU seconds are the time "
+                   "of one free core)")])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""The work budget per segment (core/budget.py) and its hook in the input step."""
+import time
+import warnings
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nlgmetrics.core.budget import TOKENS, WORDS, Budget, apply_budget
+from nlgmetrics.core.inputs import validate_inputs
+from nlgmetrics.core.models import MAX_FILL_ROWS, fixed_shape_batches
+from nlgmetrics.integrations.distributed import score_shard
+from tests.toy_scorers import ToyChrf, ToyConfig
+
+
+def test_units_are_counted_as_a_tokenizer_splits_them():
+    b = Budget("tokens", 3, TOKENS)
+    assert b.count("x-x-x") == 5 and b.count("The cat, sat.") == 5 and b.count("") == 0
+    assert Budget("words", 3, WORDS).count("x-x-x  y\tz") == 3
+
+
+def test_cut_keeps_the_first_units_and_the_text_between_them():
+    b = Budget("tokens", 3, TOKENS, max_chars=100)
+    assert b.cut("The cat sat on the mat.") == "The cat sat"
+    assert b.cut("x-x-x-x") == "x-x"
+    assert b.cut("a b c") == "a b c"  # exactly at the cap: unchanged
+    assert b.cut("a b c   ") == "a b c   "  # trailing space is no unit: unchanged
+    assert Budget("tokens", 100, TOKENS, max_chars=5).cut("abcdefgh") == "abcde"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.integers(1, 40), st.integers(1, 200))
+def test_cut_is_a_bounded_prefix_and_idempotent(text, units, chars):
+    b = Budget("tokens", units, TOKENS, max_chars=chars)
+    cut = b.cut(text)
+    assert text.startswith(cut) and len(cut) <= chars and b.count(cut) <= units
+    assert b.cut(cut) == cut
+    if len(text) <= chars and b.count(text) <= units:
+        assert cut == text
+
+
+def test_apply_budget_cuts_every_field_and_names_them_in_one_warning():
+    inputs = validate_inputs(["a b c d", "a"], [["x y z w", "ok"], "fine"], multi_reference=True)
+    with pytest.warns(UserWarning, match=r"toy: 1 segment\(s\) over the per-segment budget of 2 words .*"
+                                         r"predictions\[0\].*references\[0\]\[0\]"):
+        cut = apply_budget(inputs, Budget("words", 2, WORDS), "toy")
+    assert cut == {0}
+    assert inputs.predictions == ["a b", "a"] and inputs.references == [["x y", "ok"], "fine"]
+
+
+def test_whole_texts_are_checked_not_cut():
+    def rst(text: str) -> bool:
+        if not text.startswith("("):
+            return False
+        if len(text) > 10:
+            raise ValueError("too big a tree")
+        return True
+
+    budget = Budget("words", 1, WORDS, whole=rst)
+    inputs = validate_inputs(["(a b c)", "a b"], ["x", "y"])
+    with pytest.warns(UserWarning):
+        assert apply_budget(inputs, budget, "toy") == {1}
+    assert inputs.predictions == ["(a b c)", "a"]
+    with pytest.raises(ValueError, match=r"references\[0\]: too big a tree"):
+        apply_budget(validate_inputs(["a"], ["(a b c d e f)"]), budget, "toy")
+
+
+class BudgetToy(ToyChrf):
+    name = "toy-budget"
+
+    def budget(self):
+        return Budget("words", 3, WORDS, max_chars=1000)
+
+
+def test_truncated_segments_are_flagged_in_records_and_details_on_every_path():
+    scorer = BudgetToy(ToyConfig(), quiet=True)
+    long = "the cat sat on the mat " * 50_000  # 1.1 MB
+    start = time.perf_counter()
+    with pytest.warns(UserWarning, match="truncated: true"):
+        result = scorer.score([long, "the cat"], ["the cat sat", "the cat"])
+    assert time.perf_counter() - start < 2 * 2  # budget x segments
+    assert result.details[0]["truncated"] is True and "truncated" not in result.details[1]
+    # scored as its cut: the same score as the first three words
+    assert result.scores[0] == pytest.approx(scorer.score(["the cat sat"], ["the cat sat"]).scores[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        records = score_shard(scorer, [long, "the cat"], ["the cat sat", "the cat"], shard=(1, 1))
+    assert [r.get("truncated") for r in records] == [True, None]
+
+
+def test_scores_of_inputs_within_the_budget_do_not_change():
+    plain, capped = ToyChrf(ToyConfig(), quiet=True), BudgetToy(ToyConfig(), quiet=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no cut, no warning
+        a = capped.score(["the cat sat", "a"], ["the cat", "b"])
+    assert a.scores == plain.score(["the cat sat", "a"], ["the cat", "b"]).scores
+
+
+def test_batches_are_filled_up_to_a_bounded_size_only():
+    assert list(fixed_shape_batches([0, 1, 2], lambda i: 5, 4, 8, 512)) == [([0, 1, 2], [0, 1, 2, 2], 8)]
+    assert list(fixed_shape_batches([0, 1, 2], lambda i: 5, MAX_FILL_ROWS + 1, 8, 512)) == [([0, 1, 2], [0, 1, 2], 8)]
+    rows = list(fixed_shape_batches([0], lambda i: 5, MAX_FILL_ROWS, 8, 512))[0][1]
+    assert len(rows) == MAX_FILL_ROWS

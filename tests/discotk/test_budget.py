@@ -1,0 +1,58 @@
+"""DiscoTK's work budget: tokens as its kernels see them, RST trees refused over their caps
+(the issue's measurements: a hyphenated word bypassed max_words; RST input had no cap)."""
+import pytest
+
+from nlgmetrics.discotk import DiscoTK
+from nlgmetrics.discotk.config import MAX_EDUS, MAX_RST_TOKENS, MAX_TOKENS
+from nlgmetrics.discotk.discourse.rst import rst_size
+from tests.budget_check import within_budget
+
+REF = "The cat sat on the mat."
+
+
+@pytest.fixture(scope="module")
+def party():
+    scorer = DiscoTK(quiet=True)
+    scorer.score(["The cat sat."], ["A cat sat."])  # models loaded before any timing
+    return scorer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("hyp", ["-".join(["x"] * 4000), " ".join(["x"] * 999), "-".join(["x"] * 500_000)],
+                         ids=["hyphenated-4000", "spaced-999", "hyphenated-1MB"])
+def test_words_without_spaces_no_longer_bypass_the_cap(party, hyp):
+    result, _ = within_budget(lambda attempt: party.clear_cache() or party.score([hyp], [REF]), 1)
+    assert result.details[0]["truncated"] is True
+    assert party.budget().count(party.analyze([party.budget().cut(hyp)])[0].plain) <= MAX_TOKENS
+
+
+def test_the_cap_counts_tokens_and_is_bounded():
+    scorer = DiscoTK(variant="light", max_words=5, quiet=True)
+    assert scorer.budget().cut("x-x-x-x and more") == "x-x-x"
+    with pytest.raises(ValueError, match=f"max_words must be in \\[1, {MAX_TOKENS}\\]"):
+        DiscoTK(variant="light", max_words=1000, quiet=True)
+
+
+def test_rst_size_counts_edus_and_their_tokens():
+    assert rst_size("(Elaboration[N][S] _!The cat sat,!_ _!on-the mat!_)") == (2, 8)
+    assert rst_size("no tree") == (0, 0)
+
+
+@pytest.mark.parametrize("tree, what", [
+    ("(Joint" + "[N]" * 2000 + " " + " ".join("_!x!_" for _ in range(2000)) + ")",
+     f"2,000 EDUs and 2,000 tokens in them; DiscoTK scores at most {MAX_EDUS} EDUs and {MAX_RST_TOKENS} tokens"),
+    ("_!" + " ".join(["word"] * 3000) + "!_",
+     f"1 EDUs and 3,000 tokens in them; DiscoTK scores at most {MAX_EDUS} EDUs and {MAX_RST_TOKENS} tokens"),
+    ("_!" + " ".join(["word"] * 50_000) + "!_", "250,003 characters; DiscoTK reads at most 20,000"),
+], ids=["flat-2000-edus", "one-3000-word-edu", "one-50000-word-edu"])
+def test_rst_trees_over_the_caps_are_refused_at_once(tree, what):
+    scorer = DiscoTK(variant="light", quiet=True)
+    with pytest.raises(ValueError, match=f"predictions\\[0\\]: an RST tree of {what}"):
+        within_budget(lambda attempt: scorer.score([tree], [REF]), 1)
+
+
+@pytest.mark.slow
+def test_an_rst_tree_at_the_caps_is_scored_within_the_budget(party):
+    tree = "(Joint" + "[N]" * MAX_EDUS + " " + " ".join("_!x!_" for _ in range(MAX_EDUS)) + ")"
+    result, _ = within_budget(lambda attempt: party.clear_cache() or party.score([tree], [tree]), 1)
+    assert "truncated" not in result.details[0]
