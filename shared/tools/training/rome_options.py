@@ -24,7 +24,8 @@ import numpy as np
 import torch
 
 from nlgmetrics.rome import RoMe, RoMeConfig, emd_similarity
-from training.rome_scorer import accuracy_by_kind, make_pairs, train_network
+from nlgmetrics.rome.fit import accuracy_by_kind, train_network
+from nlgmetrics.rome.pairs import make_pairs
 
 ALIGNMENTS = ("argmax", "thresholded")
 UNALIGNED = ("one", "cosine")

@@ -31,7 +31,8 @@ import torch
 
 from nlgmetrics.core.resources import data_path
 from nlgmetrics.rome import FEATURE_ORDER, RoMe
-from training.rome_scorer import SEED, PairBuilder, accuracy_by_kind, make_pairs, train_network
+from nlgmetrics.rome.fit import accuracy_by_kind, train_network
+from nlgmetrics.rome.pairs import SEED, PairBuilder, make_pairs
 
 N_TRIPLES = 2500
 N_TRIPLES_TEST = 500
