@@ -12,7 +12,7 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
 @pytest.mark.parametrize("module", ["nlgmetrics", "nlgmetrics.sam", "nlgmetrics.rome.features", "nlgmetrics.rome.grammar",
-                                    "nlgmetrics.core.config", "nlgmetrics.core.base",
+                                    "nlgmetrics.core.config", "nlgmetrics.core.inputs",
                                     "nlgmetrics.core.cache", "nlgmetrics.core.language", "nlgmetrics.core.lexical", "nlgmetrics.core.attribute_rules",
                                     "nlgmetrics.core.records"])
 def test_docstring_examples(module):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nlgmetrics.core.config import markdown_table
+from nlgmetrics.cli.cards import markdown_table
 from nlgmetrics.texteval import TextEval, TextEvalConfig, ambiguity_class, tokenize
 
 ROOT = Path(__file__).resolve().parents[2]

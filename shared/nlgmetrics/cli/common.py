@@ -11,7 +11,7 @@ import sys
 from typing import IO, Any, List, Optional, Sequence
 
 import nlgmetrics
-from nlgmetrics.core import config as core_config
+from nlgmetrics.cli import options as cli_options
 from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import Spelling
 from nlgmetrics.core.result import MetricResult, finite_or_none
@@ -72,7 +72,7 @@ def add_metric_options(parser: argparse.ArgumentParser, cls: Optional[Any]) -> N
         return
     taken = set(parser._option_string_actions)  # noqa: SLF001 - argparse has no public accessor
     skip = [s.name for s in cls.Config.specs() if f"--{s.name.replace('_', '-')}" in taken]
-    core_config.add_arguments(parser, cls.Config, skip=skip)
+    cli_options.add_arguments(parser, cls.Config, skip=skip)
 
 
 def config_from_args(cls: Any, args: argparse.Namespace) -> MetricConfig:
@@ -91,8 +91,8 @@ def config_from_args(cls: Any, args: argparse.Namespace) -> MetricConfig:
         raise CLIError(f"{cls.name} does not take option{'s' if len(unknown) > 1 else ''} "
                        f"{', '.join(map(repr, unknown))}; it takes: {', '.join(known)}")
     try:
-        flags = core_config.options_from_args(args, config_cls)
-        pairs = core_config.parse_key_values(items, config_cls)
+        flags = cli_options.options_from_args(args, config_cls)
+        pairs = cli_options.parse_key_values(items, config_cls)
     except ValueError as err:
         raise CLIError(str(err)) from None
     for key in set(flags) & set(pairs):
