@@ -9,8 +9,8 @@ from typing import Any, Dict, List, Optional
 import nlgmetrics
 from nlgmetrics.cli import files
 from nlgmetrics.cli.common import CLI_SPELLING, CLIError, config_from_args, dumps, load_scorer, scorer_class, write_result
-from nlgmetrics.core import stats
 from nlgmetrics.cli.options import parse_key_values
+from nlgmetrics.core import stats
 from nlgmetrics.examples import example
 from nlgmetrics.integrations import distributed
 

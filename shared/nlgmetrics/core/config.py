@@ -36,7 +36,7 @@ import os
 import typing
 from dataclasses import dataclass
 from types import MappingProxyType, UnionType
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Type
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 _MISSING = dataclasses.MISSING
 _TRUE = ("true", "yes", "on", "1")
