@@ -74,10 +74,13 @@ def score(name: str, predictions: Any, references: Any = None, sources: Any = No
           **options: Any) -> "MetricResult":
     """Score with metric ``name``: ``nlgmetrics.score("sam", hyps, refs, base="chrf")``. The
     metric's per-segment inputs (``extra_inputs``: SAM's ``base_scores``) go to its ``score``
-    with the texts; every other keyword is a configuration option."""
+    with the texts; every other keyword is a configuration option (the metric may derive one
+    from the inputs given: ``Scorer.call_options``)."""
     from nlgmetrics.core.scorer import split_extras
 
-    config_options, extras = split_extras(scorer_class(name), options)
+    cls = scorer_class(name)
+    config_options, extras = split_extras(cls, options)
+    config_options = cls.call_options(config_options, [k for k, v in extras.items() if v is not None])
     return load(name, **config_options).score(predictions, references, sources, **extras)
 
 

@@ -13,7 +13,7 @@ MOVED = {
     "nlgmetrics.core.tree_kernels": "nlgmetrics.discotk.kernels",
     "nlgmetrics.core.tree_edit": "nlgmetrics.rome.tree_edit",
     "nlgmetrics.discourse": "nlgmetrics.discotk.discourse",
-    "nlgmetrics.sentiment": "nlgmetrics.sam.sentiment",
+    "nlgmetrics.sentiment": "nlgmetrics.sam.lexicon (lexicons) and nlgmetrics.sam.tagger (items, lookup tagger)",
     "nlgmetrics.trainer": "nlgmetrics.integrations.transformers (nlgmetrics.compute_metrics_fn is unchanged)",
     "nlgmetrics.evaluate_support": "nlgmetrics.integrations.evaluate",
     "nlgmetrics.distributed": "nlgmetrics.integrations.distributed (records files: nlgmetrics.core.records)",

@@ -99,8 +99,10 @@ def config_from_args(cls: Any, args: argparse.Namespace) -> MetricConfig:
         if json.dumps(flags[key], default=str) != json.dumps(pairs[key], default=str):
             flag = f"--{key.replace('_', '-')}"
             raise CLIError(f"option {key} given twice with different values ({flag} and -o {key}=...)")
+    extras = [name[len("extra_"):] for name, path in vars(args).items() if name.startswith("extra_") and path]
+    options = cls.call_options({**flags, **pairs}, extras)  # the metric's own rule (SAM: base_scores -> base)
     try:
-        config = config_cls.from_options(**{**flags, **pairs})
+        config = config_cls.from_options(**options)
     except (ValueError, TypeError) as err:
         raise CLIError(str(err)) from None
     check_device(config)

@@ -230,12 +230,9 @@ def add_score_arguments(p: argparse.ArgumentParser, cls: Optional[Any]) -> None:
     p.add_argument("-r", "--references", action="append", metavar="FILE",
                    help="one reference per line (repeat for several)")
     p.add_argument("-s", "--sources", metavar="FILE", help="one source per line")
-    p.add_argument("--base-scores", dest="extra_base_scores", metavar="FILE",
-                   help="one base score per line, for metrics that adjust given scores (SAM with -o base=given)")
-    for name, doc in (getattr(cls, "extra_inputs", None) or {}).items():
-        if name != "base_scores":
-            p.add_argument(f"--{name.replace('_', '-')}", dest=f"extra_{name}", metavar="FILE",
-                           help=f"one number per line: {doc}")
+    for name, doc in (getattr(cls, "extra_inputs", None) or {}).items():  # the metric's per-segment inputs
+        p.add_argument(f"--{name.replace('_', '-')}", dest=f"extra_{name}", metavar="FILE",
+                       help=f"one number per line: {doc}")
     p.add_argument("--shard", metavar="K/N", help="score only shard K of N (round-robin segments)")
     p.add_argument("--records", metavar="OUT.jsonl", help="write the shard's per-segment records here")
     p.add_argument("--distributed", action="store_true",

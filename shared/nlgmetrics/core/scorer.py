@@ -86,6 +86,14 @@ class Scorer(abc.ABC):
         return {}
 
     @classmethod
+    def call_options(cls, options: Mapping[str, Any], extras: Collection[str]) -> Dict[str, Any]:
+        """The configuration options of one call given the names of the per-segment inputs it
+        passes (``extras``, those not ``None``): a metric may derive an option from them (SAM:
+        ``base_scores`` means ``base='given'`` unless ``base`` is given). Every surface (Python,
+        evaluate, the CLI, the Trainer hook) calls this; default: ``options`` unchanged."""
+        return dict(options)
+
+    @classmethod
     def check_extra_names(cls, config: MetricConfig, names: Collection[str],
                           spelling: Spelling = PYTHON_SPELLING) -> None:
         """Before anything loads: whether ``config`` takes the declared per-segment inputs

@@ -223,9 +223,10 @@ class Metric(evaluate.Metric):
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     def call_options(self, options: dict[str, Any], extras: Mapping[str, Any]) -> dict[str, Any]:
-        """The configuration options of one ``compute`` call given its per-segment inputs
-        (a wrapper may derive an option from them, e.g. SAM's ``base``)."""
-        return options
+        """The configuration options of one ``compute`` call given its per-segment inputs, as
+        the metric derives them (:meth:`Scorer.call_options`, e.g. SAM's ``base``)."""
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        return cls.call_options(options, [k for k, v in extras.items() if v is not None])
 
     def checked_config(self, kwargs: Mapping[str, Any]) -> tuple[Any, dict[str, Any], dict[str, Any]]:
         """The configuration of a ``compute`` call with keyword arguments ``kwargs`` (options on
@@ -274,7 +275,9 @@ def compute(name: str, predictions: Any, references: Any = None, sources: Any = 
     ``details`` plus ``corpus`` with ``return_details=True``). ``kwargs`` are configuration
     options, except the scorer's per-segment inputs (``extra_inputs``, e.g. SAM's
     ``base_scores``), which go to ``score`` beside the texts."""
-    kwargs, extras = split_extras(nlgmetrics.scorer_class(name), kwargs)
+    cls = nlgmetrics.scorer_class(name)
+    kwargs, extras = split_extras(cls, kwargs)
+    kwargs = cls.call_options(kwargs, [k for k, v in extras.items() if v is not None])
     merged = dict(config_options or {})
     merged.update(kwargs)
     scorer = nlgmetrics.load(name, quiet=quiet, **merged)

@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 from nlgmetrics.core.config import MetricConfig, option
 from nlgmetrics.core.lexical import sentence_bleu, sentence_chrf, sentence_meteor
-from nlgmetrics.sam.sentiment import DEFAULT_LEXICON, LEXICONS
+from nlgmetrics.sam.lexicon import DEFAULT_LEXICON, LEXICONS
 
 BASES = ("bleu", "chrf", "meteor", "bertscore", "given")
 #: the scale each base metric reports (SAM keeps it)

@@ -13,7 +13,8 @@ from nlgmetrics.core.result import MetricResult
 from nlgmetrics.core.scorer import Scorer, mean_reduce
 from nlgmetrics.sam.adjust import adjust, damp_adjustment, match_items, sentiment_adjustment
 from nlgmetrics.sam.config import BASE_LOW, BASE_SCALES, PROFILES, SENTENCE_METRICS, SAMConfig
-from nlgmetrics.sam.sentiment import Item, load_lexicon, lookup_analyzer, text_items
+from nlgmetrics.sam.lexicon import load_lexicon
+from nlgmetrics.sam.tagger import Item, lookup_analyzer, text_items
 
 
 # -- the scorer -------------------------------------------------------------------------------
@@ -108,6 +109,13 @@ class SAM(Scorer):
         if self.config.base != "given":
             return {}
         return {"base_scores": check_base_scores(extras["base_scores"], n, self.config.base_range)}
+
+    @classmethod
+    def call_options(cls, options: Mapping[str, Any], extras: Collection[str]) -> Dict[str, Any]:
+        """Passing ``base_scores`` means ``base='given'`` (unless ``base`` is given too)."""
+        if "base_scores" in extras and "base" not in options:
+            return {**options, "base": "given"}
+        return dict(options)
 
     @classmethod
     def check_extra_names(cls, config: MetricConfig, names: Collection[str],
