@@ -297,6 +297,21 @@ def zeroed_pairs(hyp_words: Sequence[str], ref_words: Sequence[str], *, antonyms
     return out
 
 
+def alignment_cosines(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: np.ndarray,
+                      ref_vecs: np.ndarray, *, antonyms: str = "off", names: str = "off",
+                      hyp_opaque: Sequence[bool] | None = None, ref_opaque: Sequence[bool] | None = None,
+                      hyp_names: Sequence[bool] | None = None,
+                      ref_names: Sequence[bool] | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The cosines F_EMD aligns and transports by (:func:`word_cosines`, with the pairs of
+    :func:`zeroed_pairs` set to 0), and those zeroed masks by rule."""
+    zeroed = zeroed_pairs(hyp_words, ref_words, antonyms=antonyms, names=names, hyp_names=hyp_names,
+                          ref_names=ref_names)
+    cos = word_cosines(hyp_words, ref_words, hyp_vecs, ref_vecs, hyp_opaque, ref_opaque)
+    for mask in zeroed.values():
+        cos = np.where(mask, 0.0, cos)
+    return cos, zeroed
+
+
 def emd_similarity(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: np.ndarray,
                    ref_vecs: np.ndarray, *, delta: float = DELTA_EMD, gamma: float = GAMMA,
                    alignment: str = "argmax", unaligned: str = "one", weights: str = "tfidf",
@@ -315,13 +330,10 @@ def emd_similarity(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs:
     :func:`name_mask`) get cosine 0 too ("Paris" for "London" is a wrong entity, however close
     the encoder puts them). Both rules: :func:`zeroed_pairs`."""
     check_choice("F_EMD weights", weights, EMD_WEIGHTINGS)
-    zeroed = zeroed_pairs(hyp_words, ref_words, antonyms=antonyms, names=names, hyp_names=hyp_names,
-                          ref_names=ref_names)
     if not len(hyp_words) or not len(ref_words):
         return 0.0, []
-    cos = word_cosines(hyp_words, ref_words, hyp_vecs, ref_vecs, hyp_opaque, ref_opaque)
-    for mask in zeroed.values():
-        cos = np.where(mask, 0.0, cos)
+    cos, _ = alignment_cosines(hyp_words, ref_words, hyp_vecs, ref_vecs, antonyms=antonyms, names=names,
+                               hyp_opaque=hyp_opaque, ref_opaque=ref_opaque, hyp_names=hyp_names, ref_names=ref_names)
     pairs = hard_alignment(cos, delta, alignment)
     dist = transport_distance(cos, pairs, gamma, unaligned)
     if weights == "tfidf":

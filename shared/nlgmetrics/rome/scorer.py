@@ -197,6 +197,13 @@ class RoMe(Scorer):
                         sentences[t].lemma_vectors, sentences[t].lemma_opaque = next(vectors), next(opaque)
         return sentences
 
+    def pair_analysis(self, hypothesis: str, reference: str) -> tuple[_Sentence, _Sentence]:
+        """The F_EMD analysis of one pair exactly as scoring makes it (text preparation, words,
+        vectors, opaque and name flags), for :mod:`nlgmetrics.rome.explain`."""
+        hyp, ref = (clip_words(visible_text(t), self.config.max_words)[0] for t in (hypothesis, reference))
+        sentences = self._analyse([hyp, ref], {"emd"})
+        return sentences[hyp], sentences[ref]
+
     def _pair(self, sh: _Sentence, sr: _Sentence, needs: set[str]) -> tuple[float, float, list[Any]]:
         cfg = self.config
         emd, pairs = (emd_similarity(sh.words, sr.words, sh.vectors, sr.vectors,  # type: ignore[arg-type]
