@@ -13,7 +13,7 @@ from typing import IO, Any, List, Optional, Sequence
 import nlgmetrics
 from nlgmetrics.cli import options as cli_options
 from nlgmetrics.core.config import MetricConfig
-from nlgmetrics.core.inputs import Spelling
+from nlgmetrics.core.inputs import ArgumentSyntax
 from nlgmetrics.core.result import MetricResult, finite_or_none
 
 
@@ -37,7 +37,7 @@ class Parser(argparse.ArgumentParser):
         raise CLIError(f"{message} (see: {self.prog} --help)")
 
 
-class CLISpelling(Spelling):
+class CLISyntax(ArgumentSyntax):
     """Options and per-segment inputs as the command line writes them: ``--base given``,
     ``--base-scores FILE``."""
 
@@ -51,7 +51,14 @@ class CLISpelling(Spelling):
         return f"--{name.replace('_', '-')} \"{text}\""
 
 
-CLI_SPELLING = CLISpelling()
+CLI_SYNTAX = CLISyntax()
+_RENAMED = {"CLISpelling": "CLISyntax", "CLI_SPELLING": "CLI_SYNTAX"}  # 0.2.0; raise for one release
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        raise ImportError(f"nlgmetrics.cli.common.{name} was renamed to {_RENAMED[name]} in nlgmetrics 0.2.0")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def scorer_class(name: str) -> Any:
@@ -208,6 +215,6 @@ def print_error(err: BaseException) -> None:
     print(str(err) if isinstance(err, CLIError) else f"error: {err}", file=sys.stderr)
 
 
-__all__ = ["CLI_SPELLING", "CLIError", "Parser", "add_metric_options", "as_number", "check_device", "config_from_args", "dumps",
+__all__ = ["CLI_SYNTAX", "CLIError", "Parser", "add_metric_options", "as_number", "check_device", "config_from_args", "dumps",
            "finite_or_none", "load_scorer", "print_error", "scorer_class", "write_result"]
 

@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterator, List, Optional
 from tqdm.auto import tqdm
 
 from nlgmetrics.cli import files
-from nlgmetrics.cli.common import CLI_SPELLING, CLIError, as_number, config_from_args, load_scorer, scorer_class, write_result
+from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, as_number, config_from_args, load_scorer, scorer_class, write_result
 from nlgmetrics.core.cache import live_caches
 from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import Record
@@ -120,7 +120,7 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
         if name not in cls.extra_inputs:
             raise CLIError(f"{cls.name} takes no {name.replace('_', ' ')}")
     try:
-        cls.check_extra_names(config, extras, CLI_SPELLING)
+        cls.check_extra_names(config, extras, CLI_SYNTAX)
     except ValueError as err:
         raise CLIError(str(err)) from None
     n = _count(args.predictions)
@@ -135,7 +135,7 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
         try:
             for m, line in enumerate(files.iter_lines(path), start=1):
                 where = f"{path}, line {m}"
-                cls.check_extra_value(config, name, as_number(line, where), where, CLI_SPELLING)
+                cls.check_extra_value(config, name, as_number(line, where), where, CLI_SYNTAX)
         except (files.InputFileError, ValueError) as err:
             raise CLIError(str(err)) from None
         if m != n:

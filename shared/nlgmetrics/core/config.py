@@ -272,7 +272,16 @@ class MetricConfig:
     def check(self) -> None:
         """Cross-field rules of a metric (override); raise ``ValueError``."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "inert" in cls.__dict__:
+            raise TypeError(f"{cls.__name__}.inert() was renamed to unused_options() in nlgmetrics 0.2.0")
+
     def inert(self) -> frozenset:
+        """Renamed: :meth:`unused_options` (this name raises for one release)."""
+        raise TypeError("MetricConfig.inert() was renamed to unused_options() in nlgmetrics 0.2.0")
+
+    def unused_options(self) -> frozenset:
         """Options that cannot change a score under this configuration (override): e.g. the
         encoder's precision when no encoder runs. They stay valid options but are left out of
         the signature, which names what shaped the scores."""
@@ -347,19 +356,19 @@ class MetricConfig:
         return (type(self).__qualname__,) + tuple(
             (s.name, _freeze(getattr(self, s.name))) for s in self.specs() if s.name not in self.RUNTIME)
 
-    def signature_fields(self, resolved: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    def signature_fields(self, facts: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
         """Short-name -> value for the signature: ``always`` fields, every other field that
-        differs from its default (:meth:`inert` ones left out), then ``resolved`` facts (model
-        actually loaded, backend)."""
+        differs from its default (:meth:`unused_options` left out), then the scorer's ``facts``
+        (:meth:`Scorer.signature_facts`: model actually loaded, backend)."""
         out: Dict[str, Any] = {}
-        inert = self.inert()
+        unused = self.unused_options()
         for s in self.specs():
-            if s.signature == "never" or s.name in self.RUNTIME or s.name in inert:
+            if s.signature == "never" or s.name in self.RUNTIME or s.name in unused:
                 continue
             value = getattr(self, s.name)
             if s.signature == "always" or _freeze(value) != _freeze(s.default):
                 out[s.short or s.name] = _signature_value(value)
-        for k, v in (resolved or {}).items():
+        for k, v in (facts or {}).items():
             if v is not None:
                 out[k] = v
         return out

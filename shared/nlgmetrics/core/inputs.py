@@ -177,10 +177,10 @@ def check_choice(label: str, value: Any, choices: Sequence[Any]) -> None:
         raise ValueError(f"unknown {label} {value!r}; choose one of {', '.join(map(str, choices))}")
 
 
-class Spelling:
+class ArgumentSyntax:
     """How a surface writes an option and a per-segment input, for the messages that tell a
     caller what to pass: in Python ``base='given'`` and ``score(..., base_scores=[...])``; the
-    command line has its own (:data:`nlgmetrics.cli.common.CLI_SPELLING`)."""
+    command line has its own (:data:`nlgmetrics.cli.common.CLI_SYNTAX`)."""
 
     def option(self, name: str, value: Any) -> str:
         return f"{name}={value!r}"
@@ -193,4 +193,13 @@ class Spelling:
         return f"score(predictions, references, {name}=[...])"
 
 
-PYTHON_SPELLING = Spelling()
+PYTHON_SYNTAX = ArgumentSyntax()
+
+#: 0.2.0 renames: importing an old name raises, naming the new one (for one release)
+_RENAMED = {"Spelling": "ArgumentSyntax", "PYTHON_SPELLING": "PYTHON_SYNTAX"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        raise ImportError(f"nlgmetrics.core.inputs.{name} was renamed to {_RENAMED[name]} in nlgmetrics 0.2.0")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,7 +6,7 @@ import abc
 from typing import Any, ClassVar, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
 from .config import MetricConfig
-from .inputs import PYTHON_SPELLING, Inputs, Record, Spelling, validate_inputs
+from .inputs import PYTHON_SYNTAX, ArgumentSyntax, Inputs, Record, validate_inputs
 from .result import MetricResult, make_signature
 from .version import __version__
 
@@ -46,6 +46,8 @@ class Scorer(abc.ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "resolved" in cls.__dict__:
+            raise TypeError(f"{cls.__name__}.resolved() was renamed to signature_facts() in nlgmetrics 0.2.0")
         for method in cls._TEMPLATE:
             if method in cls.__dict__:
                 raise TypeError(f"{cls.__name__} overrides the template method {method}(); "
@@ -95,16 +97,16 @@ class Scorer(abc.ABC):
 
     @classmethod
     def check_extra_names(cls, config: MetricConfig, names: Collection[str],
-                          spelling: Spelling = PYTHON_SPELLING) -> None:
+                          syntax: ArgumentSyntax = PYTHON_SYNTAX) -> None:
         """Before anything loads: whether ``config`` takes the declared per-segment inputs
-        ``names`` and has all it needs (``ValueError`` if not, written in ``spelling``).
+        ``names`` and has all it needs (``ValueError`` if not, written in ``syntax``).
         Default: any of them, none required."""
 
     @classmethod
     def check_extra_value(cls, config: MetricConfig, name: str, value: float, where: str,
-                          spelling: Spelling = PYTHON_SPELLING) -> float:
+                          syntax: ArgumentSyntax = PYTHON_SYNTAX) -> float:
         """Before anything loads: one number of per-segment input ``name`` (``where`` names it
-        in the error, e.g. ``scores.txt, line 4``; hints written in ``spelling``). Default: any
+        in the error, e.g. ``scores.txt, line 4``; hints written in ``syntax``). Default: any
         finite number."""
         return value
 
@@ -130,6 +132,10 @@ class Scorer(abc.ABC):
         """Corpus reduction over records sorted by ``id``, each id once."""
 
     def resolved(self) -> Dict[str, Any]:
+        """Renamed: :meth:`signature_facts` (this name raises for one release)."""
+        raise TypeError("Scorer.resolved() was renamed to signature_facts() in nlgmetrics 0.2.0")
+
+    def signature_facts(self) -> Dict[str, Any]:
         """Signature facts known only after :meth:`setup` (the model loaded, the parser
         backend used), short key -> value; override."""
         return {}
@@ -138,7 +144,7 @@ class Scorer(abc.ABC):
     def signature(self) -> str:
         """Reproducibility string generated from the configuration: every field that differs
         from its default (and the ``always`` ones), then the resolved facts."""
-        return make_signature(self.name, __version__, **self.config.signature_fields(self.resolved()))
+        return make_signature(self.name, __version__, **self.config.signature_fields(self.signature_facts()))
 
 
 def sort_records(records: List[Record]) -> List[Record]:

@@ -52,7 +52,7 @@ class DATScore(Scorer):
             if lang is not None:
                 self.lm.check_language(lang)
 
-    def resolved(self, names: Sequence[str] | None = None) -> dict[str, Any]:
+    def signature_facts(self, names: Sequence[str] | None = None) -> dict[str, Any]:
         """The resolved facts of the signature for the directions ``names`` (default: those the
         configuration can score): fixed direction weights as ``name=weight`` pairs sorted by name,
         and the augmentation languages of the scored augmentations only (``-`` for one not
@@ -157,7 +157,7 @@ class DATScore(Scorer):
         from .. import __version__
 
         return make_signature(self.name, __version__,
-                              **self.config.signature_fields({**self.resolved(names), "dirs": len(names)}))
+                              **self.config.signature_fields({**self.signature_facts(names), "dirs": len(names)}))
 
 
 __all__ = ["ALL_DIRECTIONS", "DEFAULT_MODEL", "DATScore", "DATScoreConfig"]

@@ -253,7 +253,7 @@ class DiscoTK(Scorer):
         score = float(scores.mean()) if n else float("nan")
         return MetricResult(self.name, [float(s) for s in scores], score, self.signature, details, corpus)
 
-    def resolved(self) -> Dict[str, Any]:
+    def signature_facts(self) -> Dict[str, Any]:
         cfg = self.config
         out: Dict[str, Any] = {}
         if cfg.weights is None or isinstance(cfg.weights, str) or self.weights_name == "fitted":

@@ -124,7 +124,7 @@ class RoMeConfig(MetricConfig):
                              f"output per label; the grammar head {grammar} has a single output, P(acceptable): "
                              "leave grammar_label unset")
 
-    def inert(self) -> frozenset:
+    def unused_options(self) -> frozenset:
         """The options of the features a component does not compute (``component="emd"``
         builds no parser and no grammar classifier; only ``rome`` runs the network)."""
         needs = NEEDS[self.component]

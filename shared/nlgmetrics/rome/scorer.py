@@ -113,7 +113,7 @@ class RoMe(Scorer):
                 self._network = ScorerNetwork(self.network_source)
         return self._network
 
-    def resolved(self) -> dict[str, Any]:
+    def signature_facts(self) -> dict[str, Any]:
         needs = NEEDS[self.config.component]
         net = None
         if self.network_source == FIT:

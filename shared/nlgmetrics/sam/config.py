@@ -76,7 +76,7 @@ class SAMConfig(MetricConfig):
             object.__setattr__(self, "base_range", parse_range(self.base_range))
 
 
-    def inert(self) -> frozenset:
+    def unused_options(self) -> frozenset:
         """The encoder's options do nothing unless BERTScore is the base."""
         return frozenset() if self.base == "bertscore" else frozenset({"profile", "dtype"})
 
