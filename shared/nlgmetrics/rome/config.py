@@ -17,10 +17,10 @@ from .features import (
     GAMMA,
     NAME_RULES,
     TED_NORMALIZATIONS,
-    TREE_KINDS,
     UNALIGNED_COSTS,
 )
 from .grammar import GRAMMAR_PUNCTUATION
+from .ted import TREE_KINDS
 
 COMPONENTS = ("rome", "emd", "ted", "grammar")
 #: the special ``scorer_weights`` value: fit a network on this configuration's own features

@@ -24,18 +24,10 @@ from ..core.linguistic import get_analyzer
 from ..core.models import tokenize
 from ..core.result import MetricResult
 from .config import COMPONENTS, FIT, NEEDS, PROFILES, RoMeConfig, _check_file_option
-from .features import (
-    DependencyTree,
-    clip_words,
-    dependency_tree,
-    emd_similarity,
-    name_flags,
-    preprocess,
-    ted_se,
-    visible_text,
-)
+from .features import clip_words, emd_similarity, name_flags, preprocess, visible_text
 from .grammar import CoLAClassifier, TunedGrammarHead, load_grammar, with_end_punctuation
 from .network import FEATURE_ORDER, ScorerNetwork
+from .ted import DependencyTree, dependency_tree, ted_se
 
 
 def _checked_pairs(predictions: Any, references: Any) -> tuple[list[str], list[str]]:
