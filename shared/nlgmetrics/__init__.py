@@ -1,5 +1,23 @@
 """nlgmetrics: DATScore, RoMe, DiscoTK, TextEval and SAM on one scoring core.
 
+Where things are (layers point down: surfaces -> this API -> metrics -> core)::
+
+    __init__.py        the public API: load, score, list_metrics, metric_path, scorer_class,
+                       compute_metrics_fn (and REGISTRY, metric name -> scorer class)
+    core/              what two or more metrics share: config (the option model), inputs (the one
+                       input step), scorer (the Scorer template), result + signature, records,
+                       models, embeddings, linguistic, lexical, stats, cache, resources
+    datscore/ rome/ discotk/ texteval/ sam/
+                       one package per metric: config.py (Config, options), scorer.py (the
+                       Scorer), explain.py (what a Space or report draws), and its own parts
+    integrations/      evaluate plumbing (evaluate.py), the Trainer hook (transformers.py,
+                       decoding.py), torch.distributed (distributed.py)
+    cli/               the command line; options.py (--flags from a Config), cards.py (the
+                       cards' options tables), files.py (input files)
+    space/             the Gradio page builder the Spaces (spaces/<name>/app.py) use
+    data/              shipped lexicons and trained heads
+    _moved.py          old module names (0.1) -> an error naming the new place
+
 >>> import nlgmetrics
 >>> sorted(nlgmetrics.list_metrics())
 ['datscore', 'discotk', 'rome', 'sam', 'texteval']
