@@ -42,7 +42,7 @@ from nlgmetrics.core.linguistic import get_analyzer, wordnet_pos
 from nlgmetrics.core.resources import wordnet
 from nlgmetrics.core.stats import bootstrap_ci, pearson
 from nlgmetrics.sam import SAM, adjust, damped_p
-from nlgmetrics.sam.sentiment import load_lexicon
+from nlgmetrics.sam.lexicon import load_lexicon
 
 BASES = ("bleu", "chrf", "meteor", "bertscore")
 SENTIMENT_THRESHOLD = 0.25

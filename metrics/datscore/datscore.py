@@ -40,8 +40,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description("datscore", configs=_CONFIGS, i
         (weighted mean log-probability, <= 0); signature (str): reproducibility string.
     details, corpus: with return_details=True (direction scores, direction weights).
 """, examples="""\
-    >>> import os, evaluate, nlgmetrics
-    >>> model = os.environ.get("NLGMETRICS_DATSCORE_MODEL", "facebook/m2m100_418M")  # local dir or hub id
+    >>> import evaluate, nlgmetrics
     >>> datscore = evaluate.load(nlgmetrics.metric_path("datscore"))
     >>> out = datscore.compute(predictions=["The cat sits on the carpet.", "It rains since the morning.",
     ...                                     "We won the game yesterday evening."],
@@ -49,7 +48,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description("datscore", configs=_CONFIGS, i
     ...                                    "We lost the match last night."],
     ...                        sources=["Le chat est assis sur le tapis.", "Il pleut depuis ce matin.",
     ...                                 "Nous avons perdu le match hier soir."],
-    ...                        model=model, source_lang="fr", target_lang="en")
+    ...                        source_lang="fr", target_lang="en")  # model: a hub id or a local directory
     >>> len(out["scores"]), all(s <= 0 for s in out["scores"])
     (3, True)
 """)

@@ -84,12 +84,3 @@ class SAM(support.Metric):
 
     def _features(self, preset):
         return support.features(extras=["base_scores"] if preset.get("base") == "given" else [])
-
-    def call_options(self, options, extras):
-        if extras.get("base_scores") is not None and "base" not in options:
-            options = dict(options, base="given")
-        return options
-
-    def _compute(self, predictions, references, base_scores=None, **kwargs):
-        kwargs = self.call_options(kwargs, {"base_scores": base_scores})
-        return super()._compute(predictions, references, base_scores=base_scores, **kwargs)

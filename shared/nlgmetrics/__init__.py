@@ -1,5 +1,23 @@
 """nlgmetrics: DATScore, RoMe, DiscoTK, TextEval and SAM on one scoring core.
 
+Where things are (layers point down: surfaces -> this API -> metrics -> core)::
+
+    __init__.py        the public API: load, score, list_metrics, metric_path, scorer_class,
+                       compute_metrics_fn (and REGISTRY, metric name -> scorer class)
+    core/              what two or more metrics share: config (the option model), inputs (the one
+                       input step), scorer (the Scorer template), result + signature, records,
+                       models, embeddings, linguistic, lexical, stats, cache, resources
+    datscore/ rome/ discotk/ texteval/ sam/
+                       one package per metric: config.py (Config, options), scorer.py (the
+                       Scorer), explain.py (what a Space or report draws), and its own parts
+    integrations/      evaluate plumbing (evaluate.py), the Trainer hook (transformers.py,
+                       decoding.py), torch.distributed (distributed.py)
+    cli/               the command line; options.py (--flags from a Config), cards.py (the
+                       cards' options tables), files.py (input files)
+    space/             the Gradio page builder the Spaces (spaces/<name>/app.py) use
+    data/              shipped lexicons and trained heads
+    _moved.py          old module names (0.1) -> an error naming the new place
+
 >>> import nlgmetrics
 >>> sorted(nlgmetrics.list_metrics())
 ['datscore', 'discotk', 'rome', 'sam', 'texteval']
@@ -10,12 +28,13 @@ import importlib
 import importlib.util
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Type
+from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 if TYPE_CHECKING:
     from nlgmetrics.core.scorer import Scorer
 
     from .core.result import MetricResult
+    from .core.significance import Comparison
 
 from ._moved import install as _install_moved
 from .core.version import __version__
@@ -74,10 +93,13 @@ def score(name: str, predictions: Any, references: Any = None, sources: Any = No
           **options: Any) -> "MetricResult":
     """Score with metric ``name``: ``nlgmetrics.score("sam", hyps, refs, base="chrf")``. The
     metric's per-segment inputs (``extra_inputs``: SAM's ``base_scores``) go to its ``score``
-    with the texts; every other keyword is a configuration option."""
+    with the texts; every other keyword is a configuration option (the metric may derive one
+    from the inputs given: ``Scorer.call_options``)."""
     from nlgmetrics.core.scorer import split_extras
 
-    config_options, extras = split_extras(scorer_class(name), options)
+    cls = scorer_class(name)
+    config_options, extras = split_extras(cls, options)
+    config_options = cls.call_options(config_options, [k for k, v in extras.items() if v is not None])
     return load(name, **config_options).score(predictions, references, sources, **extras)
 
 
@@ -99,18 +121,65 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: Optional[List[str]]
     return _fn(metric, tokenizer, sources=sources, **kwargs)
 
 
-def compare(metric: str, predictions: Any, references: Any = None, sources: Any = None, **kwargs: Any) -> Any:
-    """Paired significance tests of systems' outputs; see :func:`nlgmetrics.core.significance.compare`."""
-    from .core.significance import compare as _compare
+def compare(metric: str, predictions: Union[Mapping[str, Sequence[str]], Sequence[Sequence[str]]],
+            references: Any = None, sources: Any = None, *, resamples: int = 1000,
+            trials: int = 10000, seed: int = 12345, confidence: float = 0.95,
+            quiet: Optional[bool] = None, **options: Any) -> "Comparison":
+    """Is system B better than system A? ``predictions`` holds each system's outputs of the
+    same segments (a mapping name -> outputs, or a list; the first is the baseline). Every
+    system is scored once; then :func:`nlgmetrics.core.significance.compare_records`. A per-segment input of the metric
+    (SAM's ``base_scores``) is given per system: a list with one per-segment list per system.
+    Every other keyword is a configuration option of the metric.
 
-    return _compare(metric, predictions, references, sources, **kwargs)
+    >>> import nlgmetrics
+    >>> c = nlgmetrics.compare("sam", [["the cat sat"] * 12, ["a dog ran"] * 12], ["the cat sat"] * 12,
+    ...                        base="chrf", resamples=200, trials=200)
+    >>> c.systems[1].diff < 0, c.systems[1].p_randomization < 0.01
+    (True, True)
+    """
+    from .core.scorer import split_extras
+    from .core.significance import compare_records
+
+    cls = scorer_class(metric)
+    config_options, extras = split_extras(cls, options)
+    if isinstance(predictions, (str, bytes)) or not isinstance(predictions, (Mapping, Sequence)):
+        raise ValueError("predictions must map system names to their outputs, or list each system's outputs")
+    named = dict(predictions) if isinstance(predictions, Mapping) else {
+        f"system{k + 1}": p for k, p in enumerate(predictions)}
+    for name, values in extras.items():
+        if not isinstance(values, Sequence) or len(values) != len(named):
+            raise ValueError(f"{name} must list one per-segment list per system ({len(named)} systems)")
+    scorer = load(metric, quiet=quiet, **config_options)
+    records: Dict[str, List[Any]] = {}
+    for k, (name, outputs) in enumerate(named.items()):
+        inputs = scorer.validate(outputs, references, sources, **{e: v[k] for e, v in extras.items()})
+        if len(inputs) == 0:
+            raise ValueError(f"the outputs of {name} are empty; give at least one segment")
+        records[name] = scorer.segment_records(inputs)
+    return compare_records(scorer, records, resamples=resamples, trials=trials, seed=seed, confidence=confidence)
 
 
-def meta_eval(metric: str, predictions: Any, references: Any = None, sources: Any = None, **kwargs: Any) -> Any:
-    """Meta-evaluation against human scores; see :func:`nlgmetrics.core.meta_eval.meta_eval`."""
-    from .core.meta_eval import meta_eval as _meta_eval
+def meta_eval(metric: str, predictions: Any, references: Any = None, sources: Any = None, *,
+              human: Sequence[float], systems: Optional[Sequence[Optional[Hashable]]] = None,
+              items: Optional[Sequence[Optional[Hashable]]] = None, bootstrap: int = 1000, seed: int = 0,
+              permutations: int = 1000, quiet: Optional[bool] = None, **options: Any) -> Dict[str, Any]:
+    """Score the rows with ``metric`` (one corpus; keywords are its options) and meta-evaluate
+    the scores against ``human`` (:func:`nlgmetrics.core.meta_eval.meta_evaluate`); the result also holds the metric and
+    its signature.
 
-    return _meta_eval(metric, predictions, references, sources, **kwargs)
+    >>> import nlgmetrics
+    >>> out = nlgmetrics.meta_eval("sam", ["a cat", "the cat", "a dog", "the dog"], ["the cat"] * 4,
+    ...                            human=[0.5, 1.0, 0.0, 0.2], systems=["A", "B", "A", "B"],
+    ...                            items=[1, 1, 2, 2], base="chrf", bootstrap=0)
+    >>> out["pairwise"]["pairwise_accuracy"]["value"], out["item"]["tie_calibrated_accuracy"]["value"]
+    (1.0, 1.0)
+    """
+    from .core.meta_eval import meta_evaluate
+
+    result = load(metric, quiet=quiet, **options).score(predictions, references, sources)
+    out = meta_evaluate(result.scores, list(human), systems, items, bootstrap=bootstrap, seed=seed,
+                        permutations=permutations)
+    return {"metric": metric, "signature": result.signature, **out}
 
 
 __all__ = ["__version__", "list_metrics", "load", "score", "metric_path", "compute_metrics_fn",

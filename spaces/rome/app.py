@@ -10,9 +10,9 @@ import gradio as gr
 import numpy as np
 
 from nlgmetrics import space as ui
-from nlgmetrics.core.embeddings import normalize_rows
 from nlgmetrics.examples import example
-from nlgmetrics.rome import RoMe, name_flags, preprocess, relative_position_gap, visible_text, zeroed_pairs
+from nlgmetrics.rome import RoMe
+from nlgmetrics.rome.explain import alignment_map
 
 _DEMO = example("rome").inputs
 EXAMPLES = [
@@ -51,19 +51,13 @@ SETTINGS = [ui.Setting("profile", info="paper: ALBERT-large + BERT CoLA (Hub); l
 def alignment_heatmap(scorer: RoMe, hypothesis: str, reference: str, pairs: List[List[Any]]) -> str:
     """The alignment score of every word pair as RoMe picks pairs by it, cos x (1 - |i/m - j/n|),
     kept pairs framed; each cell's tooltip gives the plain cosine. Long sentences are cut."""
-    limit = scorer.config.max_words
-    hypothesis, reference = visible_text(hypothesis), visible_text(reference)  # the words RoMe aligned
-    hyp_words, ref_words = preprocess(hypothesis)[:limit], preprocess(reference)[:limit]
+    amap = alignment_map(scorer, hypothesis, reference)  # RoMe's own analysis: what the score used
+    hyp_words, ref_words, cosine, factor = amap.hyp_words, amap.ref_words, amap.cosine, amap.factor
     if not hyp_words or not ref_words:
         return "<div>(no words to align)</div>"
-    hyp_vecs, ref_vecs = scorer.encoder.word_vectors([hyp_words, ref_words])
-    cosine = normalize_rows(hyp_vecs) @ normalize_rows(ref_vecs).T
-    factor = 1.0 - relative_position_gap(len(hyp_words), len(ref_words))
-    zeroed = zeroed_pairs(hyp_words, ref_words, antonyms=scorer.config.emd_antonyms, names=scorer.config.emd_names,
-                          hyp_names=name_flags(hypothesis)[:limit], ref_names=name_flags(reference)[:limit])
     none = np.zeros(cosine.shape, dtype=bool)
-    antonyms, names = zeroed.get("antonyms", none), zeroed.get("names", none)
-    score = np.where(antonyms | names, 0.0, cosine * factor)  # as F_EMD: these pairs' cosine counts as 0
+    antonyms, names = amap.zeroed.get("antonyms", none), amap.zeroed.get("names", none)
+    score = amap.score  # as F_EMD: zeroed pairs' cosine counts as 0
     cap = ui.MAX_HEATMAP
     shown = np.asarray(score)[:cap, :cap]
 

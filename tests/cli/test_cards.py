@@ -9,7 +9,8 @@ import pytest
 
 import nlgmetrics
 from nlgmetrics.cli import cards
-from nlgmetrics.core.config import MetricConfig, markdown_table, option
+from nlgmetrics.cli.cards import markdown_table
+from nlgmetrics.core.config import MetricConfig, option
 
 
 @dataclass(frozen=True)

@@ -154,7 +154,7 @@ def test_options_are_typed_and_equal_to_the_core(toy, corpus, capsys):
     (["--shard", "1/3"], "--shard and --records go together"),
     (["--shard", "4/3", "--records", "x.jsonl"], "--shard: shard '4/3'"),
     (["--chunk-size", "-1"], "--chunk-size must be"),
-    (["--base-scores", "BASE"], "toy takes no base scores"),
+    (["--base-scores", "BASE"], "unrecognized arguments: --base-scores"),
     (["--frobnicate"], "unrecognized arguments: --frobnicate"),
 ])
 def test_option_errors_come_before_any_model_loads(toy, corpus, capsys, extra, match):

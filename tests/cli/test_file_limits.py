@@ -6,7 +6,7 @@ import zlib
 
 import pytest
 
-from nlgmetrics.cli import files
+from nlgmetrics.core import files
 
 
 def _gzip_of_zeros_line(path, n_bytes):

@@ -5,8 +5,9 @@ import gzip
 
 import pytest
 
-from nlgmetrics.cli import files
-from nlgmetrics.cli.files import InputFileError
+from nlgmetrics.core import files
+from nlgmetrics.core.files import InputFileError
+from nlgmetrics.space import export
 
 
 def _bytes(tmp_path, name, data: bytes):
@@ -130,13 +131,13 @@ def test_csv_rows_with_quoted_newlines_and_errors(tmp_path):
 
 
 def test_csv_output_cannot_run_formulas(tmp_path):
-    assert files.csv_safe("=HYPERLINK(\"http://x\",\"y\")") == "'=HYPERLINK(\"http://x\",\"y\")"
+    assert export.csv_safe("=HYPERLINK(\"http://x\",\"y\")") == "'=HYPERLINK(\"http://x\",\"y\")"
     for bad in ["+1", "-2+3", "@SUM(A1)", "\tx", "\rx"]:
-        assert files.csv_safe(bad) == "'" + bad
-    assert files.csv_safe("plain text") == "plain text"
-    assert files.csv_safe(-0.5) == -0.5 and files.csv_safe(3) == 3
+        assert export.csv_safe(bad) == "'" + bad
+    assert export.csv_safe("plain text") == "plain text"
+    assert export.csv_safe(-0.5) == -0.5 and export.csv_safe(3) == 3
     rows = [{"prediction": "=1+1", "score": -0.25}, {"prediction": "ok", "score": 1}]
-    out = files.write_csv(tmp_path / "o.csv", rows)
+    out = export.write_csv(tmp_path / "o.csv", rows)
     with open(out, newline="", encoding="utf-8") as fh:
         got = list(csv.reader(fh))
     assert got == [["prediction", "score"], ["'=1+1", "-0.25"], ["ok", "1"]]

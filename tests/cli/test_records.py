@@ -12,8 +12,7 @@ import pytest
 
 import nlgmetrics
 from nlgmetrics import cli
-from nlgmetrics.core import records
-from nlgmetrics.integrations import distributed
+from nlgmetrics.integrations import distributed, records_reader
 
 HERE = Path(__file__).resolve().parents[1]  # tests/, where dist_worker.py is
 HYPS = ["the cat sat on the mat", "a dog barked loudly", "it rains", "stock markets fell today", "hello world"]
@@ -176,7 +175,7 @@ def test_damaged_gzip_and_overlong_lines(toy, tmp_path, capsys, monkeypatch):
     gz = tmp_path / "part.jsonl.gz"
     gz.write_bytes(gzip.compress(Path(paths[0]).read_bytes())[:-12])
     _reduce_error(capsys, [str(gz)], "part.jsonl.gz: not a valid gzip file")
-    monkeypatch.setattr(records, "MAX_LINE_BYTES", 64)
+    monkeypatch.setattr(records_reader, "MAX_LINE_BYTES", 64)
     _reduce_error(capsys, [paths[0]], "part1.jsonl, line 1: longer than 64 bytes")
 
 

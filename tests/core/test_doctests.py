@@ -1,6 +1,6 @@
 """The examples in the package's docstrings and in every evaluate wrapper's documentation run
-and print what they say (the wrappers' examples on an offline configuration: DATScore on a tiny
-local M2M-100 named by NLGMETRICS_DATSCORE_MODEL, as its example reads it)."""
+and print what they say (the wrappers' examples on an offline configuration: DATScore's default hub model served by a
+tiny local M2M-100; the example itself reads no environment variable)."""
 import doctest
 import importlib
 
@@ -14,7 +14,7 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 @pytest.mark.parametrize("module", ["nlgmetrics", "nlgmetrics.sam", "nlgmetrics.rome.features", "nlgmetrics.rome.grammar",
                                     "nlgmetrics.core.config", "nlgmetrics.core.inputs",
                                     "nlgmetrics.core.cache", "nlgmetrics.core.language", "nlgmetrics.core.lexical", "nlgmetrics.core.attribute_rules",
-                                    "nlgmetrics.core.records"])
+                                    "nlgmetrics.integrations.records"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=FLAGS)
     assert result.attempted > 0 and result.failed == 0
@@ -35,9 +35,16 @@ def test_wrapper_examples_run_offline(name, monkeypatch, tmp_path):
         nlgmetrics.scorer_class(name)
     except TypeError as err:
         pytest.skip(f"{name} is not on the configuration API yet: {err}")
-    if name == "datscore":
+    if name == "datscore":  # the example's default hub model, served by a tiny local M2M-100
+        from nlgmetrics.core import models
+        from nlgmetrics.datscore import DEFAULT_MODEL
+
         tiny_models = pytest.importorskip("tiny_models")
-        monkeypatch.setenv("NLGMETRICS_DATSCORE_MODEL", str(tiny_models.build_tiny_m2m100(tmp_path / "m2m")))
+        tiny = str(tiny_models.build_tiny_m2m100(tmp_path / "m2m"))
+        resolve = models.resolve_model
+        monkeypatch.setattr(models, "resolve_model",
+                            lambda name, **kw: resolve(tiny if str(name) == DEFAULT_MODEL else name, **kw))
+        monkeypatch.setattr(nlgmetrics, "_SCORERS", {})  # the scorer on the tiny model is not kept
     cls = type(evaluate.load(nlgmetrics.metric_path(name)))
     assert "+SKIP" not in cls.__doc__
     result = run_class_doctests(cls)

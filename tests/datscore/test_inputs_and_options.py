@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from nlgmetrics.core.config import markdown_table
+from nlgmetrics.cli.cards import markdown_table
 from nlgmetrics.datscore import (
     ALL_DIRECTIONS,
     MIN_SEGMENTS_FOR_OVR,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import nlgmetrics
-from nlgmetrics.core.config import markdown_table
+from nlgmetrics.cli.cards import markdown_table
 from nlgmetrics.discotk import EXTRA_MEMBERS, PARTY_MEMBERS, REPRESENTATIONS, DiscoTK, DiscoTKConfig
 
 CARD = Path(__file__).resolve().parents[2] / "metrics" / "discotk" / "README.md"

@@ -21,7 +21,8 @@ CHECK = textwrap.dedent('''
     import json
     import evaluate, nlgmetrics
     from evaluate.loading import evaluation_module_factory
-    from nlgmetrics import evaluate_support, examples
+    from nlgmetrics import examples
+    from nlgmetrics.integrations import evaluate as evaluate_support
 
     assert evaluate_support.main([]) == 0          # the documented step
     out = {"resolved": {}, "loaded": {}, "scored": {}}

@@ -62,7 +62,7 @@ WRAPPER = '''
 """Toy wrapper, shaped like metrics/<name>/<name>.py."""
 import evaluate
 
-from nlgmetrics import evaluate_support as support
+from nlgmetrics.integrations import evaluate as support
 
 _CONFIGS = {"default": {}, "big": {"scale": 2.0}, "chars": {"mode": "chars"}}
 _KWARGS_DESCRIPTION = support.kwargs_description("toyw", configs=_CONFIGS, inputs="""\\

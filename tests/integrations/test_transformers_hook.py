@@ -12,7 +12,7 @@ from nlgmetrics.core.lexical import sentence_chrf
 from nlgmetrics.core.models import lite_encoder_path
 from nlgmetrics.core.result import MetricResult
 from nlgmetrics.core.scorer import Scorer, mean_reduce
-from nlgmetrics.integrations.transformers import _decode
+from nlgmetrics.integrations.decoding import decode as _decode
 
 
 class SourceAwareChrf(Scorer):

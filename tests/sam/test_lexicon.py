@@ -9,7 +9,7 @@ from training import sam_lexicon
 
 from nlgmetrics.core.resources import data_path
 from nlgmetrics.sam import SAM
-from nlgmetrics.sam.sentiment import load_lexicon, parse_sentiwords
+from nlgmetrics.sam.lexicon import load_lexicon, parse_sentiwords
 
 
 def test_sentiwords_hash_format_with_comments(tmp_path):
@@ -123,7 +123,7 @@ def test_every_lexicon_read_error_is_one_value_error_naming_the_file_or_key(tmp_
     """A Latin-1 file was a bare UnicodeDecodeError, a truncated .gz a bare EOFError, {"good#a":
     "x"} 'could not convert string to float' without the key; {} and {"good#a": true} were
     taken silently. Each is now a LexiconError (a ValueError) naming the file and line or the key."""
-    from nlgmetrics.sam.sentiment import LexiconError
+    from nlgmetrics.sam.lexicon import LexiconError
 
     for spec, message in _bad_lexicons(tmp_path):
         with pytest.raises(LexiconError) as info:
@@ -161,7 +161,7 @@ def test_mapping_values_may_be_any_real_number():
 
     import numpy as np
 
-    from nlgmetrics.sam.sentiment import LexiconError, load_lexicon
+    from nlgmetrics.sam.lexicon import LexiconError, load_lexicon
 
     plain = load_lexicon({"good#a": 0.5})
     for value in (np.float32(0.5), np.float64(0.5), decimal.Decimal("0.5"), fractions.Fraction(1, 2)):

@@ -12,7 +12,8 @@ import nlgmetrics
 from nlgmetrics.core.lexical import sentence_bleu, sentence_chrf, sentence_meteor
 from nlgmetrics.core.linguistic import get_analyzer
 from nlgmetrics.sam import SAM, adjust, match_items, sentiment_adjustment, weighted_polarity
-from nlgmetrics.sam.sentiment import Lexicon, load_lexicon, text_items
+from nlgmetrics.sam.lexicon import Lexicon, load_lexicon
+from nlgmetrics.sam.tagger import text_items
 
 ROOT = Path(__file__).resolve().parents[2]
 

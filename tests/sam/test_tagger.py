@@ -15,7 +15,8 @@ from training import sam_tagger
 import nlgmetrics
 from nlgmetrics.core.linguistic import clean_text, get_analyzer, wordnet_pos
 from nlgmetrics.core.resources import data_path
-from nlgmetrics.sam.sentiment import load_lexicon, lookup_analyzer, read_tagger_table, rule_analysis
+from nlgmetrics.sam.lexicon import load_lexicon
+from nlgmetrics.sam.tagger import lookup_analyzer, read_tagger_table, rule_analysis
 
 from .test_scorer import EX3_HYP, EX3_REF, EX4_HYP, EX4_REF, TABLE1_LEXICON
 

@@ -10,7 +10,7 @@ from training import sam_vader
 
 import nlgmetrics
 from nlgmetrics.core.resources import data_path
-from nlgmetrics.sam.sentiment import load_lexicon
+from nlgmetrics.sam.lexicon import load_lexicon
 
 
 def test_combination_rule():

@@ -16,7 +16,7 @@ gr = pytest.importorskip("gradio")
 
 import publish  # noqa: E402
 
-from nlgmetrics.cli import files  # noqa: E402
+from nlgmetrics.core import files  # noqa: E402
 from nlgmetrics.discotk.config import MAX_TOKENS  # noqa: E402
 from nlgmetrics.space.limits import Limits  # noqa: E402
 from tests.toy_scorers import ToyChrf, ToyConfig  # noqa: E402

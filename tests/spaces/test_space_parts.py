@@ -45,7 +45,7 @@ def test_example_lines_follow_the_cli_line_rule(tmp_path, text):
     """A blank line is an empty text (not dropped), only \\n and \\r\\n end a line (not
     U+2028, \\x85 or a form feed), one final newline ends the last line: the segments are
     the lines the CLI reads from a file of the same text."""
-    from nlgmetrics.cli import files
+    from nlgmetrics.core import files
 
     path = tmp_path / "box.txt"
     path.write_bytes(text.encode("utf-8"))

@@ -1,6 +1,6 @@
 """The generated part of each metric card (``metrics/<name>/README.md``): the options table
 between ``<!-- options:start -->`` and ``<!-- options:end -->``, made by
-``core.config.markdown_table`` from the metric's configuration. The rest of the card is
+:func:`markdown_table` from the metric's configuration. The rest of the card is
 written by hand.
 
 ``python -m nlgmetrics.cli.cards`` rewrites the tables; ``--check`` only reports the cards whose
@@ -12,10 +12,21 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import nlgmetrics
-from nlgmetrics.core.config import markdown_table
+from nlgmetrics.core.config import MetricConfig
 
 START = "<!-- options:start -->"
 END = "<!-- options:end -->"
+
+
+def markdown_table(config: type[MetricConfig]) -> str:
+    """The card's options table (the card embeds it between generated-table markers)."""
+    rows = ["| option | type | default | values | signature key | description |",
+            "|---|---|---|---|---|---|"]
+    for s in config.specs():
+        key = "—" if s.signature == "never" or s.name in config.RUNTIME else f"`{s.short or s.name}`"
+        rows.append(f"| `{s.name}` | {s.type_name()} | `{s.default_text()}` | {s.describe_range() or '—'} "
+                    f"| {key} | {s.doc} |")
+    return "\n".join(rows)
 
 
 class MissingMarkers(ValueError):

@@ -7,10 +7,9 @@ import math
 from typing import Any, Dict, List
 
 import nlgmetrics
-from nlgmetrics.cli import files
-from nlgmetrics.cli.common import CLI_SPELLING, CLIError, config_from_args, dumps, load_scorer, scorer_class, write_result
-from nlgmetrics.core import stats
-from nlgmetrics.core.config import parse_key_values
+from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, config_from_args, dumps, load_scorer, scorer_class, write_result
+from nlgmetrics.cli.options import parse_key_values
+from nlgmetrics.core import files, stats
 from nlgmetrics.core.meta_eval import meta_evaluate
 from nlgmetrics.examples import example
 from nlgmetrics.integrations import distributed
@@ -75,7 +74,7 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
     config = config_from_args(cls, args)
     path = args.data
     try:  # e.g. SAM's base='given' needs per-segment base scores, which meta-eval cannot give
-        cls.check_extra_names(config, (), CLI_SPELLING)
+        cls.check_extra_names(config, (), CLI_SYNTAX)
     except ValueError as err:
         raise CLIError(f"{err}; meta-eval gives no per-segment inputs: score the file with "
                        "`nlgmetrics score` instead") from None

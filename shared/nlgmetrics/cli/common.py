@@ -11,9 +11,9 @@ import sys
 from typing import IO, Any, List, Optional, Sequence
 
 import nlgmetrics
-from nlgmetrics.core import config as core_config
+from nlgmetrics.cli import options as cli_options
 from nlgmetrics.core.config import MetricConfig
-from nlgmetrics.core.inputs import Spelling
+from nlgmetrics.core.inputs import ArgumentSyntax
 from nlgmetrics.core.result import MetricResult, finite_or_none
 
 
@@ -37,7 +37,7 @@ class Parser(argparse.ArgumentParser):
         raise CLIError(f"{message} (see: {self.prog} --help)")
 
 
-class CLISpelling(Spelling):
+class CLISyntax(ArgumentSyntax):
     """Options and per-segment inputs as the command line writes them: ``--base given``,
     ``--base-scores FILE``."""
 
@@ -51,7 +51,14 @@ class CLISpelling(Spelling):
         return f"--{name.replace('_', '-')} \"{text}\""
 
 
-CLI_SPELLING = CLISpelling()
+CLI_SYNTAX = CLISyntax()
+_RENAMED = {"CLISpelling": "CLISyntax", "CLI_SPELLING": "CLI_SYNTAX"}  # 0.2.0; raise for one release
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        raise ImportError(f"nlgmetrics.cli.common.{name} was renamed to {_RENAMED[name]} in nlgmetrics 0.2.0")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def scorer_class(name: str) -> Any:
@@ -72,7 +79,7 @@ def add_metric_options(parser: argparse.ArgumentParser, cls: Optional[Any]) -> N
         return
     taken = set(parser._option_string_actions)  # noqa: SLF001 - argparse has no public accessor
     skip = [s.name for s in cls.Config.specs() if f"--{s.name.replace('_', '-')}" in taken]
-    core_config.add_arguments(parser, cls.Config, skip=skip)
+    cli_options.add_arguments(parser, cls.Config, skip=skip)
 
 
 def config_from_args(cls: Any, args: argparse.Namespace) -> MetricConfig:
@@ -91,16 +98,18 @@ def config_from_args(cls: Any, args: argparse.Namespace) -> MetricConfig:
         raise CLIError(f"{cls.name} does not take option{'s' if len(unknown) > 1 else ''} "
                        f"{', '.join(map(repr, unknown))}; it takes: {', '.join(known)}")
     try:
-        flags = core_config.options_from_args(args, config_cls)
-        pairs = core_config.parse_key_values(items, config_cls)
+        flags = cli_options.options_from_args(args, config_cls)
+        pairs = cli_options.parse_key_values(items, config_cls)
     except ValueError as err:
         raise CLIError(str(err)) from None
     for key in set(flags) & set(pairs):
         if json.dumps(flags[key], default=str) != json.dumps(pairs[key], default=str):
             flag = f"--{key.replace('_', '-')}"
             raise CLIError(f"option {key} given twice with different values ({flag} and -o {key}=...)")
+    extras = [name[len("extra_"):] for name, path in vars(args).items() if name.startswith("extra_") and path]
+    options = cls.call_options({**flags, **pairs}, extras)  # the metric's own rule (SAM: base_scores -> base)
     try:
-        config = config_cls.from_options(**{**flags, **pairs})
+        config = config_cls.from_options(**options)
     except (ValueError, TypeError) as err:
         raise CLIError(str(err)) from None
     check_device(config)
@@ -143,7 +152,7 @@ def load_scorer(name: str, config: MetricConfig, quiet: bool) -> Any:
     """``nlgmetrics.load`` for an already checked configuration; a model that cannot be had
     is one error line (exit 1); an input file an option names that cannot be read (e.g. SAM's
     ``lexicon``: an ``InputFileError``) is a usage error (exit 2)."""
-    from nlgmetrics.cli.files import InputFileError
+    from nlgmetrics.core.files import InputFileError
     from nlgmetrics.core.models import ModelUnavailableError
 
     try:
@@ -206,6 +215,6 @@ def print_error(err: BaseException) -> None:
     print(str(err) if isinstance(err, CLIError) else f"error: {err}", file=sys.stderr)
 
 
-__all__ = ["CLI_SPELLING", "CLIError", "Parser", "add_metric_options", "as_number", "check_device", "config_from_args", "dumps",
+__all__ = ["CLI_SYNTAX", "CLIError", "Parser", "add_metric_options", "as_number", "check_device", "config_from_args", "dumps",
            "finite_or_none", "load_scorer", "print_error", "scorer_class", "write_result"]
 

@@ -13,11 +13,11 @@ import os
 from typing import Any, Dict, List, Optional
 
 from nlgmetrics.cli.common import CLIError, config_from_args, dumps, load_scorer, scorer_class
+from nlgmetrics.cli.options import options_from_args
 from nlgmetrics.cli.score import check_inputs
-from nlgmetrics.core.config import options_from_args
-from nlgmetrics.core.records import load_records
 from nlgmetrics.core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_TRIALS, compare_records
 from nlgmetrics.integrations import distributed
+from nlgmetrics.integrations.records_reader import load_records
 
 
 def add_compare_arguments(p: argparse.ArgumentParser) -> None:

@@ -12,8 +12,8 @@ from typing import Any, Dict, Iterator, List, Optional
 
 from tqdm.auto import tqdm
 
-from nlgmetrics.cli import files
-from nlgmetrics.cli.common import CLI_SPELLING, CLIError, as_number, config_from_args, load_scorer, scorer_class, write_result
+from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, as_number, config_from_args, load_scorer, scorer_class, write_result
+from nlgmetrics.core import files
 from nlgmetrics.core.cache import live_caches
 from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import Record
@@ -120,7 +120,7 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
         if name not in cls.extra_inputs:
             raise CLIError(f"{cls.name} takes no {name.replace('_', ' ')}")
     try:
-        cls.check_extra_names(config, extras, CLI_SPELLING)
+        cls.check_extra_names(config, extras, CLI_SYNTAX)
     except ValueError as err:
         raise CLIError(str(err)) from None
     n = _count(args.predictions)
@@ -135,7 +135,7 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
         try:
             for m, line in enumerate(files.iter_lines(path), start=1):
                 where = f"{path}, line {m}"
-                cls.check_extra_value(config, name, as_number(line, where), where, CLI_SPELLING)
+                cls.check_extra_value(config, name, as_number(line, where), where, CLI_SYNTAX)
         except (files.InputFileError, ValueError) as err:
             raise CLIError(str(err)) from None
         if m != n:
@@ -230,12 +230,9 @@ def add_score_arguments(p: argparse.ArgumentParser, cls: Optional[Any]) -> None:
     p.add_argument("-r", "--references", action="append", metavar="FILE",
                    help="one reference per line (repeat for several)")
     p.add_argument("-s", "--sources", metavar="FILE", help="one source per line")
-    p.add_argument("--base-scores", dest="extra_base_scores", metavar="FILE",
-                   help="one base score per line, for metrics that adjust given scores (SAM with -o base=given)")
-    for name, doc in (getattr(cls, "extra_inputs", None) or {}).items():
-        if name != "base_scores":
-            p.add_argument(f"--{name.replace('_', '-')}", dest=f"extra_{name}", metavar="FILE",
-                           help=f"one number per line: {doc}")
+    for name, doc in (getattr(cls, "extra_inputs", None) or {}).items():  # the metric's per-segment inputs
+        p.add_argument(f"--{name.replace('_', '-')}", dest=f"extra_{name}", metavar="FILE",
+                       help=f"one number per line: {doc}")
     p.add_argument("--shard", metavar="K/N", help="score only shard K of N (round-robin segments)")
     p.add_argument("--records", metavar="OUT.jsonl", help="write the shard's per-segment records here")
     p.add_argument("--distributed", action="store_true",

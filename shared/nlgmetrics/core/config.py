@@ -6,8 +6,9 @@ and only from it, come the scorer's options, the signature, the ``nlgmetrics sco
 options and ``--help``, the evaluate wrapper's argument documentation, the Space's settings and
 the card's options table.
 
-(About 390 lines, over the 350 guide: the field specification and the four surfaces generated
-from it are one unit; splitting them would scatter what one option means.)
+The option model lives here; what each surface generates from it lives beside the surface:
+``--name`` flags in :mod:`nlgmetrics.cli.options`, the card's table in
+:mod:`nlgmetrics.cli.cards`, the evaluate argument docs in :mod:`nlgmetrics.integrations.evaluate`.
 
 >>> from dataclasses import dataclass
 >>> @dataclass(frozen=True)
@@ -35,7 +36,7 @@ import os
 import typing
 from dataclasses import dataclass
 from types import MappingProxyType, UnionType
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Type
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 _MISSING = dataclasses.MISSING
 _TRUE = ("true", "yes", "on", "1")
@@ -101,6 +102,13 @@ class OptionSpec:
         if self.high is not None:
             return f"{'<' if self.high_open else '<='} {self.high:g}"
         return ""
+
+    def default_text(self) -> str:
+        """The default as the generated docs write it: ``"chrf"``, ``0.07``, ``null``, ``true``."""
+        value = json_ready(self.default)
+        if isinstance(value, str):
+            return f'"{value}"'
+        return json.dumps(value) if isinstance(value, (dict, list, bool)) or value is None else str(value)
 
     def check(self, value: Any) -> Any:
         """The value converted to the field's type and checked, or ``ValueError`` naming the
@@ -229,12 +237,12 @@ def _freeze(value: Any) -> Any:
     return value
 
 
-def _plain(value: Any) -> Any:
+def json_ready(value: Any) -> Any:
     """JSON-ready form of an option value (for records files and the cache key)."""
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): json_ready(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [json_ready(v) for v in value]
     return value
 
 
@@ -264,7 +272,16 @@ class MetricConfig:
     def check(self) -> None:
         """Cross-field rules of a metric (override); raise ``ValueError``."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "inert" in cls.__dict__:
+            raise TypeError(f"{cls.__name__}.inert() was renamed to unused_options() in nlgmetrics 0.2.0")
+
     def inert(self) -> frozenset:
+        """Renamed: :meth:`unused_options` (this name raises for one release)."""
+        raise TypeError("MetricConfig.inert() was renamed to unused_options() in nlgmetrics 0.2.0")
+
+    def unused_options(self) -> frozenset:
         """Options that cannot change a score under this configuration (override): e.g. the
         encoder's precision when no encoder runs. They stay valid options but are left out of
         the signature, which names what shaped the scores."""
@@ -326,11 +343,11 @@ class MetricConfig:
 
     def as_dict(self) -> Dict[str, Any]:
         """Every field, JSON-ready."""
-        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        return {f.name: json_ready(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     def changed(self) -> Dict[str, Any]:
         """The fields that differ from their defaults, JSON-ready."""
-        return {s.name: _plain(getattr(self, s.name)) for s in self.specs()
+        return {s.name: json_ready(getattr(self, s.name)) for s in self.specs()
                 if _freeze(getattr(self, s.name)) != _freeze(s.default)}
 
     def key(self) -> Tuple[Any, ...]:
@@ -339,19 +356,19 @@ class MetricConfig:
         return (type(self).__qualname__,) + tuple(
             (s.name, _freeze(getattr(self, s.name))) for s in self.specs() if s.name not in self.RUNTIME)
 
-    def signature_fields(self, resolved: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    def signature_fields(self, facts: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
         """Short-name -> value for the signature: ``always`` fields, every other field that
-        differs from its default (:meth:`inert` ones left out), then ``resolved`` facts (model
-        actually loaded, backend)."""
+        differs from its default (:meth:`unused_options` left out), then the scorer's ``facts``
+        (:meth:`Scorer.signature_facts`: model actually loaded, backend)."""
         out: Dict[str, Any] = {}
-        inert = self.inert()
+        unused = self.unused_options()
         for s in self.specs():
-            if s.signature == "never" or s.name in self.RUNTIME or s.name in inert:
+            if s.signature == "never" or s.name in self.RUNTIME or s.name in unused:
                 continue
             value = getattr(self, s.name)
             if s.signature == "always" or _freeze(value) != _freeze(s.default):
                 out[s.short or s.name] = _signature_value(value)
-        for k, v in (resolved or {}).items():
+        for k, v in (facts or {}).items():
             if v is not None:
                 out[k] = v
         return out
@@ -376,70 +393,4 @@ def _signature_value(value: Any) -> Any:
     return value
 
 
-# -- generated documentation ----------------------------------------------------------------
-def _default_text(spec: OptionSpec) -> str:
-    value = _plain(spec.default)
-    if isinstance(value, str):
-        return f'"{value}"'
-    return json.dumps(value) if isinstance(value, (dict, list, bool)) or value is None else str(value)
-
-
-def markdown_table(config: "Type[MetricConfig]") -> str:
-    """The card's options table (the card embeds it between generated-table markers)."""
-    rows = ["| option | type | default | values | signature key | description |",
-            "|---|---|---|---|---|---|"]
-    for s in config.specs():
-        key = "—" if s.signature == "never" or s.name in config.RUNTIME else f"`{s.short or s.name}`"
-        rows.append(f"| `{s.name}` | {s.type_name()} | `{_default_text(s)}` | {s.describe_range() or '—'} "
-                    f"| {key} | {s.doc} |")
-    return "\n".join(rows)
-
-
-def kwargs_doc(config: "Type[MetricConfig]", indent: str = "    ") -> str:
-    """The evaluate wrapper's ``Args`` lines for the options, one per field."""
-    lines = []
-    for s in config.specs():
-        extra = s.describe_range()
-        extra = f"; {extra}" if extra else ""
-        lines.append(f"{indent}{s.name} ({s.type_name()}, default {_default_text(s)}{extra}): {s.doc}")
-    return "\n".join(lines)
-
-
-def add_arguments(parser: Any, config: "Type[MetricConfig]", *, skip: Sequence[str] = ()) -> None:
-    """Per-metric command-line options ``--name`` with type, default and choices in ``--help``.
-    Values arrive as strings and are converted by the field's own parser."""
-    group = parser.add_argument_group("metric options (from the configuration)")
-    for s in config.specs():
-        if not s.cli or s.name in skip:
-            continue
-        extra = s.describe_range()
-        help_text = f"{s.doc} [{s.type_name()}; default {_default_text(s)}{'; ' + extra if extra else ''}]"
-        group.add_argument(f"--{s.name.replace('_', '-')}", dest=f"opt_{s.name}", default=None,
-                           metavar=s.base_type.__name__.upper() if isinstance(s.base_type, type) else "VALUE",
-                           help=help_text.replace("%", "%%"))
-
-
-def options_from_args(args: Any, config: "Type[MetricConfig]") -> Dict[str, Any]:
-    """The ``--name`` options a user gave (parsed; absent ones left to the defaults)."""
-    given = {s.name: getattr(args, f"opt_{s.name}") for s in config.specs()
-             if getattr(args, f"opt_{s.name}", None) is not None}
-    return config.parse_options(given)
-
-
-def parse_key_values(items: Sequence[str], config: "Type[MetricConfig]") -> Dict[str, Any]:
-    """``-o key=value`` items parsed by the fields' types; a key given twice is refused (the
-    last one silently won)."""
-    raw: Dict[str, str] = {}
-    for item in items:
-        if "=" not in item:
-            raise ValueError(f"-o expects key=value, got {item!r}")
-        key, value = item.split("=", 1)
-        name = key.strip().replace("-", "_")
-        if name in raw:
-            raise ValueError(f"option {name} given twice (-o {name}={raw[name]} and -o {name}={value}); give it once")
-        raw[name] = value
-    return config.parse_options(raw)
-
-
-__all__ = ["MetricConfig", "OptionSpec", "option", "markdown_table", "kwargs_doc", "add_arguments",
-           "options_from_args", "parse_key_values"]
+__all__ = ["MetricConfig", "OptionSpec", "option", "is_union", "json_ready"]

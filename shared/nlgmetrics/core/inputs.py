@@ -180,10 +180,10 @@ def check_choice(label: str, value: Any, choices: Sequence[Any]) -> None:
         raise ValueError(f"unknown {label} {value!r}; choose one of {', '.join(map(str, choices))}")
 
 
-class Spelling:
+class ArgumentSyntax:
     """How a surface writes an option and a per-segment input, for the messages that tell a
     caller what to pass: in Python ``base='given'`` and ``score(..., base_scores=[...])``; the
-    command line has its own (:data:`nlgmetrics.cli.common.CLI_SPELLING`)."""
+    command line has its own (:data:`nlgmetrics.cli.common.CLI_SYNTAX`)."""
 
     def option(self, name: str, value: Any) -> str:
         return f"{name}={value!r}"
@@ -196,4 +196,26 @@ class Spelling:
         return f"score(predictions, references, {name}=[...])"
 
 
-PYTHON_SPELLING = Spelling()
+PYTHON_SYNTAX = ArgumentSyntax()
+
+#: 0.2.0 renames: importing an old name raises, naming the new one (for one release)
+_RENAMED = {"Spelling": "ArgumentSyntax", "PYTHON_SPELLING": "PYTHON_SYNTAX"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        raise ImportError(f"nlgmetrics.core.inputs.{name} was renamed to {_RENAMED[name]} in nlgmetrics 0.2.0")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def sort_records(records: List[Record]) -> List[Record]:
+    """Records in segment-id order, refusing duplicates (a shard merged twice) and records
+    without an integer id."""
+    for rec in records:
+        if not isinstance(rec, dict) or not isinstance(rec.get("id"), int) or isinstance(rec.get("id"), bool):
+            raise ValueError(f"a record has no integer id: {str(rec)[:80]}")
+    out = sorted(records, key=lambda r: r["id"])
+    for a, b in zip(out, out[1:]):
+        if a["id"] == b["id"]:
+            raise ValueError(f"segment id {a['id']} appears twice in the records")
+    return out

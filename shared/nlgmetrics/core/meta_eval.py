@@ -102,27 +102,4 @@ def meta_evaluate(scores: Sequence[float], human: Sequence[float], systems: Opti
     return out
 
 
-def meta_eval(metric: str, predictions: Any, references: Any = None, sources: Any = None, *,
-              human: Sequence[float], systems: Optional[Sequence[Optional[Hashable]]] = None,
-              items: Optional[Sequence[Optional[Hashable]]] = None, bootstrap: int = 1000, seed: int = 0,
-              permutations: int = 1000, quiet: Optional[bool] = None, **options: Any) -> Dict[str, Any]:
-    """Score the rows with ``metric`` (one corpus; keywords are its options) and meta-evaluate
-    the scores against ``human`` (:func:`meta_evaluate`); the result also holds the metric and
-    its signature.
-
-    >>> import nlgmetrics
-    >>> out = nlgmetrics.meta_eval("sam", ["a cat", "the cat", "a dog", "the dog"], ["the cat"] * 4,
-    ...                            human=[0.5, 1.0, 0.0, 0.2], systems=["A", "B", "A", "B"],
-    ...                            items=[1, 1, 2, 2], base="chrf", bootstrap=0)
-    >>> out["pairwise"]["pairwise_accuracy"]["value"], out["item"]["tie_calibrated_accuracy"]["value"]
-    (1.0, 1.0)
-    """
-    import nlgmetrics
-
-    result = nlgmetrics.load(metric, quiet=quiet, **options).score(predictions, references, sources)
-    out = meta_evaluate(result.scores, list(human), systems, items, bootstrap=bootstrap, seed=seed,
-                        permutations=permutations)
-    return {"metric": metric, "signature": result.signature, **out}
-
-
-__all__ = ["meta_eval", "meta_evaluate"]
+__all__ = ["meta_evaluate"]

@@ -7,7 +7,14 @@ from typing import Any, Callable, ClassVar, Collection, Dict, List, Mapping, Opt
 
 from .budget import Budget, apply_budget
 from .config import MetricConfig
-from .inputs import PYTHON_SPELLING, Inputs, Record, Spelling, validate_inputs
+from .inputs import (
+    PYTHON_SYNTAX,
+    ArgumentSyntax,
+    Inputs,
+    Record,
+    sort_records,  # noqa: F401 (re-exported: nlgmetrics.core.scorer.sort_records)
+    validate_inputs,
+)
 from .result import MetricResult, make_signature
 from .version import __version__
 
@@ -47,6 +54,8 @@ class Scorer(abc.ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "resolved" in cls.__dict__:
+            raise TypeError(f"{cls.__name__}.resolved() was renamed to signature_facts() in nlgmetrics 0.2.0")
         for method in cls._TEMPLATE:
             if method in cls.__dict__:
                 raise TypeError(f"{cls.__name__} overrides the template method {method}(); "
@@ -101,17 +110,25 @@ class Scorer(abc.ABC):
         return {}
 
     @classmethod
+    def call_options(cls, options: Mapping[str, Any], extras: Collection[str]) -> Dict[str, Any]:
+        """The configuration options of one call given the names of the per-segment inputs it
+        passes (``extras``, those not ``None``): a metric may derive an option from them (SAM:
+        ``base_scores`` means ``base='given'`` unless ``base`` is given). Every surface (Python,
+        evaluate, the CLI, the Trainer hook) calls this; default: ``options`` unchanged."""
+        return dict(options)
+
+    @classmethod
     def check_extra_names(cls, config: MetricConfig, names: Collection[str],
-                          spelling: Spelling = PYTHON_SPELLING) -> None:
+                          syntax: ArgumentSyntax = PYTHON_SYNTAX) -> None:
         """Before anything loads: whether ``config`` takes the declared per-segment inputs
-        ``names`` and has all it needs (``ValueError`` if not, written in ``spelling``).
+        ``names`` and has all it needs (``ValueError`` if not, written in ``syntax``).
         Default: any of them, none required."""
 
     @classmethod
     def check_extra_value(cls, config: MetricConfig, name: str, value: float, where: str,
-                          spelling: Spelling = PYTHON_SPELLING) -> float:
+                          syntax: ArgumentSyntax = PYTHON_SYNTAX) -> float:
         """Before anything loads: one number of per-segment input ``name`` (``where`` names it
-        in the error, e.g. ``scores.txt, line 4``; hints written in ``spelling``). Default: any
+        in the error, e.g. ``scores.txt, line 4``; hints written in ``syntax``). Default: any
         finite number."""
         return value
 
@@ -152,6 +169,10 @@ class Scorer(abc.ABC):
         return reduce_each(self, records)
 
     def resolved(self) -> Dict[str, Any]:
+        """Renamed: :meth:`signature_facts` (this name raises for one release)."""
+        raise TypeError("Scorer.resolved() was renamed to signature_facts() in nlgmetrics 0.2.0")
+
+    def signature_facts(self) -> Dict[str, Any]:
         """Signature facts known only after :meth:`setup` (the model loaded, the parser
         backend used), short key -> value; override."""
         return {}
@@ -160,20 +181,7 @@ class Scorer(abc.ABC):
     def signature(self) -> str:
         """Reproducibility string generated from the configuration: every field that differs
         from its default (and the ``always`` ones), then the resolved facts."""
-        return make_signature(self.name, __version__, **self.config.signature_fields(self.resolved()))
-
-
-def sort_records(records: List[Record]) -> List[Record]:
-    """Records in segment-id order, refusing duplicates (a shard merged twice) and records
-    without an integer id."""
-    for rec in records:
-        if not isinstance(rec, dict) or not isinstance(rec.get("id"), int) or isinstance(rec.get("id"), bool):
-            raise ValueError(f"a record has no integer id: {str(rec)[:80]}")
-    out = sorted(records, key=lambda r: r["id"])
-    for a, b in zip(out, out[1:]):
-        if a["id"] == b["id"]:
-            raise ValueError(f"segment id {a['id']} appears twice in the records")
-    return out
+        return make_signature(self.name, __version__, **self.config.signature_fields(self.signature_facts()))
 
 
 def mean_reduce(scorer: Scorer, records: List[Record], *, key: str = "score",

@@ -214,7 +214,7 @@ class Comparison:
 
 def _aligned(systems: Sequence[Sequence["Record"]]) -> List[List["Record"]]:
     """Each system's records in id order; every system must have records of the same ids."""
-    from .scorer import sort_records
+    from .inputs import sort_records
 
     out = [sort_records(list(recs)) for recs in systems]
     ids = [r["id"] for r in out[0]]
@@ -229,8 +229,8 @@ def _aligned(systems: Sequence[Sequence["Record"]]) -> List[List["Record"]]:
 
 def compare_signature(resamples: int, trials: int, seed: int, confidence: float) -> str:
     """The reproducibility string of the test: ``compare|bs:1000|ar:10000|seed:12345|ci:95|v:...``."""
-    from .. import __version__
     from .result import make_signature
+    from .version import __version__
 
     return make_signature("compare", __version__, bs=resamples, ar=trials, seed=seed, ci=f"{confidence * 100:g}")
 
@@ -280,45 +280,6 @@ def compare_records(scorer: "Scorer", systems: Union[Mapping[str, Sequence["Reco
                       n, confidence, out, samples)
 
 
-def compare(metric: str, predictions: Union[Mapping[str, Sequence[str]], Sequence[Sequence[str]]],
-            references: Any = None, sources: Any = None, *, resamples: int = DEFAULT_RESAMPLES,
-            trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED, confidence: float = 0.95,
-            quiet: Optional[bool] = None, **options: Any) -> Comparison:
-    """Is system B better than system A? ``predictions`` holds each system's outputs of the
-    same segments (a mapping name -> outputs, or a list; the first is the baseline). Every
-    system is scored once; then :func:`compare_records`. A per-segment input of the metric
-    (SAM's ``base_scores``) is given per system: a list with one per-segment list per system.
-    Every other keyword is a configuration option of the metric.
-
-    >>> import nlgmetrics
-    >>> c = nlgmetrics.compare("sam", [["the cat sat"] * 12, ["a dog ran"] * 12], ["the cat sat"] * 12,
-    ...                        base="chrf", resamples=200, trials=200)
-    >>> c.systems[1].diff < 0, c.systems[1].p_randomization < 0.01
-    (True, True)
-    """
-    import nlgmetrics
-
-    from .scorer import split_extras
-
-    cls = nlgmetrics.scorer_class(metric)
-    config_options, extras = split_extras(cls, options)
-    if isinstance(predictions, (str, bytes)) or not isinstance(predictions, (Mapping, Sequence)):
-        raise ValueError("predictions must map system names to their outputs, or list each system's outputs")
-    named = dict(predictions) if isinstance(predictions, Mapping) else {
-        f"system{k + 1}": p for k, p in enumerate(predictions)}
-    for name, values in extras.items():
-        if not isinstance(values, Sequence) or len(values) != len(named):
-            raise ValueError(f"{name} must list one per-segment list per system ({len(named)} systems)")
-    scorer = nlgmetrics.load(metric, quiet=quiet, **config_options)
-    records: Dict[str, List[Any]] = {}
-    for k, (name, outputs) in enumerate(named.items()):
-        inputs = scorer.validate(outputs, references, sources, **{e: v[k] for e, v in extras.items()})
-        if len(inputs) == 0:
-            raise ValueError(f"the outputs of {name} are empty; give at least one segment")
-        records[name] = scorer.score_segments(inputs)
-    return compare_records(scorer, records, resamples=resamples, trials=trials, seed=seed, confidence=confidence)
-
-
-__all__ = ["Comparison", "Resampler", "SystemComparison", "bootstrap_p_value", "bootstrap_positions", "compare",
+__all__ = ["Comparison", "Resampler", "SystemComparison", "bootstrap_p_value", "bootstrap_positions",
            "compare_records", "mean_resampler", "paired_bootstrap", "paired_randomization", "percentile_interval",
            "randomization_p_value", "randomization_swaps", "reduce_each", "reindexed", "compare_signature"]

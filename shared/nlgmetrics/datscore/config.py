@@ -119,7 +119,7 @@ class DATScoreConfig(MetricConfig):
         return scored_directions(check_directions(self.directions, self.exclude_directions),
                                  self.exclude_directions)
 
-    def inert(self) -> frozenset:
+    def unused_options(self) -> frozenset:
         """Options that cannot change a score here: without an augmented direction the
         decoding options (``beam_size``, ``max_new_tokens``); the language of an augmentation
         that is not scored; ``source_lang`` when no source direction is scored and it does not

@@ -54,7 +54,7 @@ class DATScore(Scorer):
             if lang is not None:
                 self.lm.check_language(lang)
 
-    def resolved(self, names: Sequence[str] | None = None) -> dict[str, Any]:
+    def signature_facts(self, names: Sequence[str] | None = None) -> dict[str, Any]:
         """The resolved facts of the signature for the directions ``names`` (default: those the
         configuration can score): fixed direction weights as ``name=weight`` pairs sorted by name,
         and the augmentation languages of the scored augmentations only (``-`` for one not
@@ -171,10 +171,10 @@ class DATScore(Scorer):
     def _signature(self, names: Sequence[str]) -> str:
         """The generated signature with the directions actually scored (``auto`` resolves per
         call: 8 with sources, 4 without)."""
-        from .. import __version__
+        from nlgmetrics.core.version import __version__
 
         return make_signature(self.name, __version__,
-                              **self.config.signature_fields({**self.resolved(names), "dirs": len(names)}))
+                              **self.config.signature_fields({**self.signature_facts(names), "dirs": len(names)}))
 
 
 __all__ = ["ALL_DIRECTIONS", "DEFAULT_MODEL", "DATScore", "DATScoreConfig"]

@@ -82,7 +82,7 @@ class DiscoTKConfig(MetricConfig):
             if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(float(v)):
                 raise ValueError(f"weights must map features to finite numbers, got {v!r}")
 
-    def inert(self) -> frozenset:
+    def unused_options(self) -> frozenset:
         """``members`` for light (it combines the five kernels whatever the members are), and
         ``normalization`` when the weights are a model (tuned, a file or a mapping: the learned
         combination scores raw features; only uniform combinations are normalised)."""

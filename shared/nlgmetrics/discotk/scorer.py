@@ -295,7 +295,7 @@ class DiscoTK(Scorer):
 
         return run
 
-    def resolved(self) -> Dict[str, Any]:
+    def signature_facts(self) -> Dict[str, Any]:
         cfg = self.config
         out: Dict[str, Any] = {}
         if cfg.weights is None or isinstance(cfg.weights, str) or self.weights_name == "fitted":

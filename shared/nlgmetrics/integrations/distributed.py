@@ -9,7 +9,7 @@ their length mix balanced. Per-call inputs (``extras``, e.g. SAM's ``base_scores
 sliced with the texts.
 
 Records files (writing, reading as untrusted data, reducing) are in
-:mod:`nlgmetrics.core.records`; their names are importable from here too. A records
+:mod:`nlgmetrics.integrations.records`; their names are importable from here too. A records
 file's header carries the fingerprint of the whole corpus (:func:`corpus_fingerprint`), so
 ``reduce`` refuses shards cut from different inputs::
 
@@ -24,25 +24,23 @@ import os
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from nlgmetrics.core.inputs import Record
-from nlgmetrics.core.records import (
+from nlgmetrics.core.result import MetricResult
+from nlgmetrics.core.scorer import Scorer
+from nlgmetrics.integrations.records import (
     FORMAT,
-    MAX_SEGMENTS,
     Fingerprint,
     RecordsWriter,
     corpus_digest,
     corpus_fingerprint,
     parse_shard,
-    read_records,
     record_line,
     record_options,
     records_header,
-    reduce_files,
     safe_option,
     shard_size,
     write_records,
 )
-from nlgmetrics.core.result import MetricResult
-from nlgmetrics.core.scorer import Scorer
+from nlgmetrics.integrations.records_reader import MAX_SEGMENTS, read_records, reduce_files
 
 __all__ = ["FORMAT", "MAX_SEGMENTS", "Chunk", "check_same_run", "Fingerprint", "RecordsWriter", "corpus_digest", "corpus_fingerprint",
            "gather_reduce", "init_distributed", "shutdown_distributed", "parse_shard", "rank_and_world", "read_records",

@@ -4,7 +4,7 @@ into Arrow columns, per-call inputs passed to the core scorer), the argument doc
 generated from the metric's configuration, and ``install_modules`` so that
 ``evaluate.load("<name>")`` / ``evaluate.load("nlgmetrics/<name>")`` work offline.
 
-The wrappers import this *module* (``from nlgmetrics import evaluate_support as support``),
+The wrappers import this *module* (``from nlgmetrics.integrations import evaluate as support``),
 never the class itself: evaluate takes the first ``evaluate.Metric`` subclass it finds in a
 script's namespace as the metric, which must be the wrapper's own class.
 """
@@ -23,7 +23,7 @@ import datasets
 import evaluate
 
 import nlgmetrics
-from nlgmetrics.core.config import kwargs_doc
+from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import validate_texts
 from nlgmetrics.core.scorer import split_extras
 
@@ -71,6 +71,16 @@ def config_options(name: str, config_name: str | None, configs: Mapping[str, Map
     options = dict(configs[key])
     nlgmetrics.scorer_class(name).Config.from_options(**options)
     return options
+
+
+def kwargs_doc(config: type[MetricConfig], indent: str = "    ") -> str:
+    """The wrapper's ``Args`` lines for the options, one per configuration field."""
+    lines = []
+    for s in config.specs():
+        extra = s.describe_range()
+        extra = f"; {extra}" if extra else ""
+        lines.append(f"{indent}{s.name} ({s.type_name()}, default {s.default_text()}{extra}): {s.doc}")
+    return "\n".join(lines)
 
 
 def kwargs_description(name: str, *, inputs: str, returns: str, examples: str,
@@ -213,9 +223,10 @@ class Metric(evaluate.Metric):
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     def call_options(self, options: dict[str, Any], extras: Mapping[str, Any]) -> dict[str, Any]:
-        """The configuration options of one ``compute`` call given its per-segment inputs
-        (a wrapper may derive an option from them, e.g. SAM's ``base``)."""
-        return options
+        """The configuration options of one ``compute`` call given its per-segment inputs, as
+        the metric derives them (:meth:`Scorer.call_options`, e.g. SAM's ``base``)."""
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        return cls.call_options(options, [k for k, v in extras.items() if v is not None])
 
     def checked_config(self, kwargs: Mapping[str, Any]) -> tuple[Any, dict[str, Any], dict[str, Any]]:
         """The configuration of a ``compute`` call with keyword arguments ``kwargs`` (options on
@@ -264,7 +275,9 @@ def compute(name: str, predictions: Any, references: Any = None, sources: Any = 
     ``details`` plus ``corpus`` with ``return_details=True``). ``kwargs`` are configuration
     options, except the scorer's per-segment inputs (``extra_inputs``, e.g. SAM's
     ``base_scores``), which go to ``score`` beside the texts."""
-    kwargs, extras = split_extras(nlgmetrics.scorer_class(name), kwargs)
+    cls = nlgmetrics.scorer_class(name)
+    kwargs, extras = split_extras(cls, kwargs)
+    kwargs = cls.call_options(kwargs, [k for k, v in extras.items() if v is not None])
     merged = dict(config_options or {})
     merged.update(kwargs)
     scorer = nlgmetrics.load(name, quiet=quiet, **merged)

@@ -1,4 +1,4 @@
-"""RoMe (Rony et al., ACL 2022) in four parts: :mod:`.features` (preprocessing, F_EMD, F_TED),
+"""RoMe (Rony et al., ACL 2022) in four parts: :mod:`.features` (preprocessing, F_EMD), :mod:`.ted` (F_TED),
 :mod:`.grammar` (CoLA classifiers), :mod:`.network` (the final scorer network), :mod:`.scorer`
 (:class:`RoMe` and :class:`RoMeConfig`); :mod:`.fit` fits a network for a configuration
 that has no shipped one."""
@@ -16,10 +16,8 @@ from .features import (
                        ROOT_LABEL,
                        TED_NORMALIZATIONS,
                        UNALIGNED_COSTS,
-                       DependencyTree,
                        antonym_mask,
                        content_weights,
-                       dependency_tree,
                        earth_movers_distance,
                        emd_similarity,
                        hard_alignment,
@@ -27,7 +25,6 @@ from .features import (
                        name_mask,
                        preprocess,
                        relative_position_gap,
-                       ted_se,
                        tfidf_weights,
                        transport_distance,
                        visible_text,
@@ -37,6 +34,7 @@ from .features import (
 from .grammar import CoLAClassifier, TunedGrammarHead
 from .network import FEATURE_ORDER, ScorerNetwork
 from .scorer import RoMe
+from .ted import DependencyTree, dependency_tree, ted_se
 
 __all__ = ["ALIGNMENT_RULES", "ANTONYM_RULES", "COMPONENTS", "CoLAClassifier", "DELTA_EMD", "DELTA_TED", "DependencyTree",
            "EMD_WEIGHTINGS", "FEATURE_ORDER", "FIT", "FUNCTION_WORDS", "FUNCTION_WORD_WEIGHT", "GAMMA", "NAME_RULES",

@@ -18,10 +18,10 @@ from .features import (
     GAMMA,
     NAME_RULES,
     TED_NORMALIZATIONS,
-    TREE_KINDS,
     UNALIGNED_COSTS,
 )
 from .grammar import GRAMMAR_PUNCTUATION
+from .ted import TREE_KINDS
 
 COMPONENTS = ("rome", "emd", "ted", "grammar")
 #: the work budget per segment (benchmarks/budget_caps.py: about 2 s per worst-case segment on
@@ -137,7 +137,7 @@ class RoMeConfig(MetricConfig):
                              f"output per label; the grammar head {grammar} has a single output, P(acceptable): "
                              "leave grammar_label unset")
 
-    def inert(self) -> frozenset:
+    def unused_options(self) -> frozenset:
         """The options of the features a component does not compute (``component="emd"``
         builds no parser and no grammar classifier; only ``rome`` runs the network)."""
         needs = NEEDS[self.component]

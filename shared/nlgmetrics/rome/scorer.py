@@ -25,18 +25,10 @@ from ..core.linguistic import get_analyzer
 from ..core.models import tokenize
 from ..core.result import MetricResult
 from .config import COMPONENTS, FIT, MAX_TED_WORK, NEEDS, PROFILES, RoMeConfig, _check_file_option
-from .features import (
-    DependencyTree,
-    clip_words,
-    dependency_tree,
-    emd_similarity,
-    name_flags,
-    preprocess,
-    ted_se,
-    visible_text,
-)
+from .features import clip_words, emd_similarity, name_flags, preprocess, visible_text
 from .grammar import CoLAClassifier, TunedGrammarHead, load_grammar, with_end_punctuation
 from .network import FEATURE_ORDER, ScorerNetwork
+from .ted import DependencyTree, dependency_tree, ted_se
 from .tree_edit import ted_work
 
 
@@ -115,7 +107,7 @@ class RoMe(Scorer):
                 self._network = ScorerNetwork(self.network_source)
         return self._network
 
-    def resolved(self) -> dict[str, Any]:
+    def signature_facts(self) -> dict[str, Any]:
         needs = NEEDS[self.config.component]
         net = None
         if self.network_source == FIT:
@@ -203,6 +195,13 @@ class RoMe(Scorer):
                     else:
                         sentences[t].lemma_vectors, sentences[t].lemma_opaque = next(vectors), next(opaque)
         return sentences
+
+    def pair_analysis(self, hypothesis: str, reference: str) -> tuple[_Sentence, _Sentence]:
+        """The F_EMD analysis of one pair exactly as scoring makes it (text preparation, words,
+        vectors, opaque and name flags), for :mod:`nlgmetrics.rome.explain`."""
+        hyp, ref = (clip_words(visible_text(t), self.config.max_words)[0] for t in (hypothesis, reference))
+        sentences = self._analyse([hyp, ref], {"emd"})
+        return sentences[hyp], sentences[ref]
 
     def _pair(self, sh: _Sentence, sr: _Sentence, needs: set[str]) -> tuple[float, float, list[Any]]:
         cfg = self.config

@@ -6,7 +6,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from nlgmetrics.core.lexical import meteor_align
 from nlgmetrics.sam.config import DAMPING, MATCHING
-from nlgmetrics.sam.sentiment import Item
+from nlgmetrics.sam.tagger import Item
 
 
 # -- the adjustment (Eqs. 1-6) --------------------------------------------------------------

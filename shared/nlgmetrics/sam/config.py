@@ -8,7 +8,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 from nlgmetrics.core.budget import TOKENS, Budget
 from nlgmetrics.core.config import MetricConfig, option
 from nlgmetrics.core.lexical import sentence_bleu, sentence_chrf, sentence_meteor
-from nlgmetrics.sam.sentiment import DEFAULT_LEXICON, LEXICONS
+from nlgmetrics.sam.lexicon import DEFAULT_LEXICON, LEXICONS
 
 BASES = ("bleu", "chrf", "meteor", "bertscore", "given")
 #: the scale each base metric reports (SAM keeps it)
@@ -82,7 +82,7 @@ class SAMConfig(MetricConfig):
             object.__setattr__(self, "base_range", parse_range(self.base_range))
 
 
-    def inert(self) -> frozenset:
+    def unused_options(self) -> frozenset:
         """The encoder's options do nothing unless BERTScore is the base."""
         return frozenset() if self.base == "bertscore" else frozenset({"profile", "dtype"})
 

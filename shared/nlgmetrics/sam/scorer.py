@@ -5,7 +5,7 @@ import math
 from typing import Any, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from nlgmetrics.core.config import MetricConfig
-from nlgmetrics.core.inputs import PYTHON_SPELLING, Inputs, Record, Spelling
+from nlgmetrics.core.inputs import PYTHON_SYNTAX, ArgumentSyntax, Inputs, Record
 from nlgmetrics.core.language import EnglishOnly
 from nlgmetrics.core.lexical import corpus_sentence_scores
 from nlgmetrics.core.linguistic import get_analyzer
@@ -14,15 +14,16 @@ from nlgmetrics.core.scorer import Scorer, mean_reduce
 from nlgmetrics.core.significance import Resampler, mean_resampler
 from nlgmetrics.sam.adjust import adjust, damp_adjustment, match_items, sentiment_adjustment
 from nlgmetrics.sam.config import BASE_LOW, BASE_SCALES, PROFILES, SENTENCE_METRICS, SAMConfig
-from nlgmetrics.sam.sentiment import Item, load_lexicon, lookup_analyzer, text_items
+from nlgmetrics.sam.lexicon import load_lexicon
+from nlgmetrics.sam.tagger import Item, lookup_analyzer, text_items
 
 
 # -- the scorer -------------------------------------------------------------------------------
 def check_base_score(value: Any, where: str, base_range: Optional[Tuple[float, float]] = None,
-                     spelling: Spelling = PYTHON_SPELLING) -> float:
+                     syntax: ArgumentSyntax = PYTHON_SYNTAX) -> float:
     """One caller's base score: a finite number inside ``base_range`` (default [0, 1]);
     ``where`` names it in the error (``base_scores[3]``, ``scores.txt, line 4``), the hint is
-    written in ``spelling``."""
+    written in ``syntax``."""
     low, high = base_range or (0.0, 1.0)
     try:
         if isinstance(value, (bool, str, bytes)) or str(getattr(value, "dtype", "")) == "bool":
@@ -33,7 +34,7 @@ def check_base_score(value: Any, where: str, base_range: Optional[Tuple[float, f
     if not math.isfinite(number):
         raise ValueError(f"{where} is {number}; give finite numbers")
     if not low <= number <= high:
-        hint = (f"set {spelling.setting('base_range', '(low, high)')} to the scale of your metric "
+        hint = (f"set {syntax.setting('base_range', '(low, high)')} to the scale of your metric "
                 "(e.g. (-1, 1) or (0, 100))" if base_range is None else "widen base_range or check the scores")
         raise ValueError(f"{where} = {number} lies outside [{low:g}, {high:g}]; {hint}")
     return number
@@ -50,14 +51,14 @@ def check_base_scores(base_scores: Any, n: int,
     return [check_base_score(value, f"base_scores[{i}]", base_range) for i, value in enumerate(values)]
 
 
-def check_given(config: SAMConfig, names: Collection[str], spelling: Spelling = PYTHON_SPELLING) -> None:
+def check_given(config: SAMConfig, names: Collection[str], syntax: ArgumentSyntax = PYTHON_SYNTAX) -> None:
     """Base scores come from the caller exactly when ``base='given'``."""
-    given = spelling.option("base", "given")
+    given = syntax.option("base", "given")
     if config.base == "given" and "base_scores" not in names:
-        raise ValueError(f"{given} takes the base scores from the caller: {spelling.extra('base_scores')}")
+        raise ValueError(f"{given} takes the base scores from the caller: {syntax.extra('base_scores')}")
     if config.base != "given" and "base_scores" in names:
-        raise ValueError(f"{spelling.extra('base_scores')} is for {given} only; "
-                         f"{spelling.option('base', config.base)} computes its own base scores")
+        raise ValueError(f"{syntax.extra('base_scores')} is for {given} only; "
+                         f"{syntax.option('base', config.base)} computes its own base scores")
 
 
 class SAM(Scorer):
@@ -93,7 +94,7 @@ class SAM(Scorer):
                 name, device=cfg.device, dtype=cfg.dtype, batch_size=cfg.batch_size,
                 layer=cfg.layer if cfg.layer is not None else BERTSCORE_LAYERS.get(name), quiet=self.quiet)
 
-    def resolved(self) -> Dict[str, Any]:
+    def signature_facts(self) -> Dict[str, Any]:
         return {"model": self.encoder.describe() if self.encoder else None, "lex": self.lexicon.name,
                 "tagger": self.analyzer.backend}
 
@@ -111,16 +112,23 @@ class SAM(Scorer):
         return {"base_scores": check_base_scores(extras["base_scores"], n, self.config.base_range)}
 
     @classmethod
+    def call_options(cls, options: Mapping[str, Any], extras: Collection[str]) -> Dict[str, Any]:
+        """Passing ``base_scores`` means ``base='given'`` (unless ``base`` is given too)."""
+        if "base_scores" in extras and "base" not in options:
+            return {**options, "base": "given"}
+        return dict(options)
+
+    @classmethod
     def check_extra_names(cls, config: MetricConfig, names: Collection[str],
-                          spelling: Spelling = PYTHON_SPELLING) -> None:
+                          syntax: ArgumentSyntax = PYTHON_SYNTAX) -> None:
         assert isinstance(config, SAMConfig)
-        check_given(config, names, spelling)
+        check_given(config, names, syntax)
 
     @classmethod
     def check_extra_value(cls, config: MetricConfig, name: str, value: float, where: str,
-                          spelling: Spelling = PYTHON_SPELLING) -> float:
+                          syntax: ArgumentSyntax = PYTHON_SYNTAX) -> float:
         assert isinstance(config, SAMConfig)
-        return check_base_score(value, where, config.base_range, spelling)
+        return check_base_score(value, where, config.base_range, syntax)
 
     def base_scores(self, predictions: Sequence[str], references: Sequence[str]) -> List[float]:
         """C_hr per segment from the configured base metric, on its own scale."""

@@ -10,8 +10,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
-from nlgmetrics.cli import files
+from nlgmetrics.core import files
 from nlgmetrics.core.result import MetricResult
+from nlgmetrics.space import export
 
 #: lines accepted on the example tab; more go through the batch tab
 MAX_EXAMPLE_LINES = 64
@@ -22,7 +23,7 @@ REFERENCE_SEPARATOR = "|||"
 
 
 def _lines(text: Optional[str]) -> List[str]:
-    """A text box's segments, lines as the CLI reads a file's (:func:`nlgmetrics.cli.files.split_lines`:
+    """A text box's segments, lines as the CLI reads a file's (:func:`nlgmetrics.core.files.split_lines`:
     a blank line between others is an empty text, one final newline ends the last line), each
     stripped of surrounding spaces; a box holding only whitespace holds none."""
     if not text or not text.strip():
@@ -91,7 +92,7 @@ def _pick(keys: Sequence[str], field_name: str) -> Optional[str]:
 
 
 def read_batch(path: str, cls: Any, max_rows: int = MAX_BATCH_ROWS) -> Dict[str, Any]:
-    """Scorer inputs from an uploaded file (read by :mod:`nlgmetrics.cli.files`, as the CLI does).
+    """Scorer inputs from an uploaded file (read by :mod:`nlgmetrics.core.files`, as the CLI does).
 
     CSV/TSV (with a header): a ``prediction`` column, ``reference`` (several columns
     ``reference_1``, ``reference_2`` ... for multi-reference metrics) and ``source``.
@@ -186,7 +187,7 @@ def _check_required(out: Dict[str, Any], cls: Any, names: Sequence[str]) -> Dict
 
 
 #: a text cell that a spreadsheet would run as a formula gets a leading apostrophe
-escape_cell = files.csv_safe
+escape_cell = export.csv_safe
 
 
 def _flat(details: Mapping[str, Any]) -> Dict[str, Any]:
@@ -218,7 +219,7 @@ def write_batch(result: MetricResult, inputs: Mapping[str, Any], directory: Opti
         row = {"id": i, "prediction": pred, "score": score}
         row.update({k: v for k, v in _flat(details).items() if k not in ("id", "score")})
         rows.append(row)
-    csv_path = files.write_csv(out_dir / f"{result.metric}_scores.csv", rows)
+    csv_path = export.write_csv(out_dir / f"{result.metric}_scores.csv", rows)
     json_path = out_dir / f"{result.metric}_result.json"
     json_path.write_text(result.to_json(indent=1), encoding="utf-8")
     return [str(csv_path), str(json_path)]

@@ -20,7 +20,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Dict, List
 
-from nlgmetrics.cli import files
+from nlgmetrics.core import files
 from nlgmetrics.core.result import MetricResult
 
 #: segments scored between two checks of the time limit (and held under the models' lock)

@@ -50,7 +50,7 @@ class TextEvalConfig(MetricConfig):
     linguistic_backend: str = option("auto", "tagger of features=tags (auto: spaCy, else stanza)",
                                      choices=("auto", "spacy", "stanza"), short="backend")
 
-    def inert(self) -> frozenset:
+    def unused_options(self) -> frozenset:
         """Options that cannot change a score here, left out of the signature: the tagger and
         tag set unless ``features="tags"`` (no tagger is built), ``lowercase`` unless
         ``features="words"`` (ambiguity classes and tags do not depend on it), ``min_r2``

@@ -39,7 +39,7 @@ class TextEval(Scorer):
 
             self._analyzer = get_analyzer(self.config.linguistic_backend)
 
-    def resolved(self) -> dict[str, Any]:
+    def signature_facts(self) -> dict[str, Any]:
         if self.config.features == "tags":
             return {"tagger": self._analyzer.backend}
         if self.config.features == "classes":

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Tuple
 
 from nlgmetrics.core.resources import DATA_DIR, wordnet
-from nlgmetrics.sam.sentiment import LEXICONS, load_lexicon
+from nlgmetrics.sam.lexicon import LEXICONS, load_lexicon
 from training.sam_lexicon import write_gzip
 
 DEFAULT_OUTPUT = DATA_DIR / "sam_tagger.tsv.gz"

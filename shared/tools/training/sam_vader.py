@@ -87,7 +87,7 @@ def render(polarity: Dict[str, float]) -> str:
 
 def build(rule: str = "vader") -> Dict[str, float]:
     """The combined lexicon from the shipped prior and the installed VADER lexicon."""
-    from nlgmetrics.sam.sentiment import load_lexicon
+    from nlgmetrics.sam.lexicon import load_lexicon
 
     prior = dict(load_lexicon("sentiwordnet").polarity)
     with open(vader_path(), encoding="utf-8") as fh:

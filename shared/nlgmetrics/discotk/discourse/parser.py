@@ -195,6 +195,7 @@ class HeuristicRSTParser:
         return result
 
     def _sentence_tree(self, s: _Sentence) -> Optional[DiscourseTree]:
+        # long: the clause tables (owner, members, sub) feed the recursive builders below as closures
         toks = s.tokens
         rules: Dict[int, Rule] = {}
         for i in s.indices:

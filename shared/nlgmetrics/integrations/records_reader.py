@@ -1,228 +1,30 @@
-"""Records files: per-segment records of one shard written as they are scored, and read back
-as untrusted data before the corpus reduction.
-
-A records file is JSON lines: a header (format, metric, options, signature, n_segments,
-shard, inputs), then one record per segment of the shard. ``inputs`` is a fingerprint of the
-whole corpus the shard was cut from (:class:`Fingerprint`: every segment's prediction,
-references, sources and per-segment extras), so shards scored from different inputs are not
-merged. Non-finite floats (a metric's documented NaN or infinity) are written as
-``{"$float": "nan" | "inf" | "-inf"}`` and read back exactly; a bare ``NaN``/``Infinity`` or a
-malformed such object is refused. Reading checks every field (format, ids in range and in the
-file's shard, counts consistent with the header) and names the file and line in each error
-without quoting the file. The reduction takes the metric's options from the caller, or from
-the files only when every option there is on the safe list (numbers, switches and fixed
-choices: never a path, a model name or a device), so a file never makes it create a directory
-or load a model.
-"""
+"""Reading records files back as untrusted data (every field checked, errors naming the file
+and line, non-finite numbers only as ``{"$float": ...}``) and reducing them: the format is in
+:mod:`nlgmetrics.integrations.records`."""
 from __future__ import annotations
 
-import contextlib
-import gzip
-import hashlib
 import json
-import math
-import os
-import re
-from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-from nlgmetrics.core import atomic
-from nlgmetrics.core.inputs import Inputs, Record, reference_group
-from nlgmetrics.core.result import MetricResult, has_nonfinite, map_floats
+from nlgmetrics.core.inputs import Record
+from nlgmetrics.core.result import MetricResult, has_nonfinite
 from nlgmetrics.core.scorer import Scorer
-
-#: format 2 added the header's ``inputs`` fingerprint; format 1 files (without it) are refused
-FORMAT = 2
-
-
-def parse_shard(text: str) -> Tuple[int, int]:
-    """``"K/N"`` with 1 <= K <= N -> (K, N)."""
-    try:
-        k, n = (int(x) for x in str(text).split("/"))
-    except ValueError:
-        raise ValueError(f"shard must look like K/N (e.g. 2/4), got {text!r}") from None
-    if not 1 <= k <= n:
-        raise ValueError(f"shard {text!r}: need 1 <= K <= N")
-    return k, n
-
-
-def shard_size(n_segments: int, k: int, n_shards: int) -> int:
-    """How many of ``n_segments`` segments shard k of n_shards holds (round-robin)."""
-    return max(0, (n_segments - k + n_shards) // n_shards)
-
-
-def _plain(obj: Any) -> Any:
-    if hasattr(obj, "tolist"):
-        return obj.tolist()
-    raise TypeError(f"record field of type {type(obj).__name__} is not JSON serialisable")
-
-
-#: JSON has no NaN or infinity: a non-finite float in a record is written as the object
-#: ``{"$float": "nan"}`` (``"inf"``, ``"-inf"``) and read back as that float. A record may hold
-#: no other object with this key, so the encoding is unambiguous.
-NONFINITE_KEY = "$float"
-_NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-
-
-def _encode(obj: Any, seg: Any) -> Any:
-    """``obj`` with every non-finite float replaced by its ``{"$float": ...}`` object."""
-    def leaf(x: float) -> Any:
-        return x if math.isfinite(x) else {NONFINITE_KEY: "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")}
-
-    def reserved(d: Dict[Any, Any]) -> None:
-        if NONFINITE_KEY in d:
-            raise ValueError(f"the record of segment {seg} holds the key {NONFINITE_KEY!r}, which a records "
-                             "file reserves for non-finite numbers")
-    return map_floats(obj, leaf, reserved)
-
-
-def record_line(record: Record) -> str:
-    """One record as a JSON line; non-finite floats (NaN, +-inf: a metric's documented values,
-    e.g. TextEval's ``r2`` of a two-text set) as ``{"$float": "nan" | "inf" | "-inf"}``, which
-    reading turns back into the same float."""
-    try:
-        line = json.dumps(record, default=_plain, allow_nan=False, separators=(",", ":"))
-        if f'"{NONFINITE_KEY}"' not in line:  # the common case: all finite, no reserved key
-            return line
-    except ValueError:
-        pass
-    return json.dumps(_encode(record, record.get("id")), default=_plain, allow_nan=False, separators=(",", ":"))
-
-
-class RecordsWriter:
-    """Write a records file as records arrive, atomically: the file appears (or replaces an
-    older one; re-running a shard gives the same content) only when :meth:`close` succeeds.
-
-        with RecordsWriter(path, header) as out:
-            for records in score_chunks(...):
-                out.write(records)
-    """
-
-    def __init__(self, path: str, header: Dict[str, Any]) -> None:
-        # only a regular file or a new path is replaced (a symlink is followed), mode 0666 - umask
-        self.path = str(path)
-        self.target, self._tmp = atomic.open_temp(self.path, "records")
-        opener: Any = gzip.open if self.target.suffix == ".gz" else open
-        self._fh = opener(self._tmp, "wt", encoding="utf-8")
-        self.count = 0
-        self._guard(lambda: self._fh.write(json.dumps({"nlgmetrics_records": FORMAT, **header}) + "\n"))
-
-    def _guard(self, step: Any) -> None:
-        try:
-            step()
-        except OSError as err:  # a full disk: name the records file, not the temporary one
-            self.abort()
-            raise ValueError(f"{self.path}: cannot write the records file ({err.strerror or err})") from None
-
-    def write(self, records: Sequence[Record]) -> None:
-        self._guard(lambda: self._fh.write("".join(record_line(rec) + "\n" for rec in records)))
-        self.count += len(records)
-
-    def close(self) -> Path:
-        self._guard(self._fh.close)
-        atomic.replace(self._tmp, self.target, self.path, "records")
-        return self.target
-
-    def abort(self) -> None:
-        with contextlib.suppress(OSError):
-            self._fh.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self._tmp)
-
-    def __enter__(self) -> "RecordsWriter":
-        return self
-
-    def __exit__(self, exc_type: Any, *rest: Any) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
-
-
-FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
-
-
-class Fingerprint:
-    """SHA-256 of a whole corpus, fed segment by segment in id order (a corpus read in chunks
-    gets the fingerprint of the corpus read at once). Each segment is one canonical JSON line
-    ``[prediction, references, source, {extra: value}]`` of the validated inputs (references as
-    a list, :func:`~nlgmetrics.core.inputs.reference_group`; ``null`` where a field is not given;
-    extras by sorted name), so equal inputs give equal fingerprints on every path and no two
-    corpora share one (JSON quotes every text; a line holds no raw newline).
-
-        >>> from nlgmetrics.core.inputs import validate_inputs
-        >>> fp = Fingerprint()
-        >>> fp.update(validate_inputs(["a cat"], ["the cat"]))
-        >>> fp.hexdigest() == corpus_digest(validate_inputs(["a cat"], [["the cat"]], multi_reference=True))
-        True
-    """
-
-    def __init__(self) -> None:
-        self._hash = hashlib.sha256(b"nlgmetrics corpus 1\n")
-
-    def update(self, inputs: Inputs) -> None:
-        refs, srcs, extras = inputs.references, inputs.sources, sorted(inputs.extras.items())
-        for i, pred in enumerate(inputs.predictions):
-            segment = [pred, None if refs is None else reference_group(refs[i]),
-                       None if srcs is None else srcs[i], {name: values[i] for name, values in extras}]
-            line = json.dumps(segment, ensure_ascii=True, separators=(",", ":"), default=_plain)
-            self._hash.update(line.encode("ascii") + b"\n")
-
-    def hexdigest(self) -> str:
-        return "sha256:" + self._hash.hexdigest()
-
-
-def corpus_digest(inputs: Inputs) -> str:
-    """The :class:`Fingerprint` of validated inputs."""
-    fingerprint = Fingerprint()
-    fingerprint.update(inputs)
-    return fingerprint.hexdigest()
-
-
-def corpus_fingerprint(scorer: Scorer, predictions: Any, references: Any = None, sources: Any = None,
-                       **extras: Any) -> str:
-    """The fingerprint of a whole corpus as ``scorer`` reads it (for :func:`write_records`):
-    every shard of one run gives the same full corpus, so every shard has the same fingerprint."""
-    return corpus_digest(scorer.validate(predictions, references, sources, **extras))
-
-
-def records_header(metric: str, options: Dict[str, Any], scorer: Scorer, *, n_segments: int,
-                   shard: Tuple[int, int], fingerprint: str) -> Dict[str, Any]:
-    """The first line of a records file: what a reduction checks the records against.
-    ``fingerprint`` is that of the whole corpus (:func:`corpus_fingerprint`), not the shard."""
-    if not isinstance(fingerprint, str) or not FINGERPRINT.fullmatch(fingerprint):
-        raise ValueError("fingerprint must be the corpus fingerprint (sha256:<64 hex digits>) from corpus_fingerprint")
-    return {"metric": metric, "options": options, "signature": scorer.signature,
-            "n_segments": int(n_segments), "shard": f"{shard[0]}/{shard[1]}", "inputs": fingerprint}
-
-
-def write_records(path: str, metric: str, options: Dict[str, Any], scorer: Scorer, records: List[Record],
-                  *, n_segments: int, shard: Tuple[int, int], fingerprint: str) -> Path:
-    """Write a records file atomically (re-running a shard replaces it with the same content).
-    ``fingerprint``: :func:`corpus_fingerprint` of the whole corpus the shard was cut from."""
-    header = records_header(metric, options, scorer, n_segments=n_segments, shard=shard, fingerprint=fingerprint)
-    with RecordsWriter(path, header) as out:
-        out.write(records)
-    return out.target
-
+from nlgmetrics.integrations.records import (
+    _NONFINITE,
+    FINGERPRINT,
+    FORMAT,
+    NONFINITE_KEY,
+    _encode,
+    _plain,
+    parse_shard,
+    record_options,
+    safe_option,
+    shard_size,
+)
 
 MAX_SEGMENTS = 10**8  # a header promising more is refused (no allocation follows it anyway)
 MAX_LINE_BYTES = 64 * 2**20  # one record line
 
-
-def safe_option(spec: Any) -> bool:
-    """Whether a records file may set this option by itself: numbers, switches and fixed
-    choices only; free text (a path, a model name, a device) and mappings must come from the
-    caller."""
-    base = spec.base_type
-    return base in (bool, int, float) or (base is str and spec.choices is not None)
-
-
-def record_options(config: Any) -> Dict[str, Any]:
-    """The options a records header carries: those that differ from their defaults and can
-    change a score (device, batch size and other ``signature="never"`` fields are left out)."""
-    never = {s.name for s in config.specs() if s.signature == "never"} | set(config.RUNTIME)
-    return {k: v for k, v in config.changed().items() if k not in never}
 
 
 class _BadValue(ValueError):
@@ -328,8 +130,9 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
     fingerprint of the inputs agree) and together cover every segment once (the same shard
     given twice is merged when its records are identical). Every error names the file and
     line and quotes nothing of the file. Returns (header, records sorted by id)."""
+    # long: one streaming pass over untrusted files; every check sits where its error can name the file and line
     import nlgmetrics
-    from nlgmetrics.cli import files
+    from nlgmetrics.core import files
 
     header: Optional[Dict[str, Any]] = None
     first_path = ""

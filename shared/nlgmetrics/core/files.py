@@ -47,7 +47,6 @@ _BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 #: files already warned about a carriage return inside a line (once per file and process)
 _CR_WARNED: set[str] = set()
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 #: bounds of every file read here, decompressed: bytes per line and per file (a gzip of a few
 #: hundred KB can expand to gigabytes); a Space lowers them with :func:`limits`
 MAX_LINE_BYTES = 8 * 2**20
@@ -380,27 +379,6 @@ def _to_float(value: Any) -> Optional[float]:
         return math.inf
 
 
-# -- output -------------------------------------------------------------------------------------
-def csv_safe(value: Any) -> Any:
-    """A cell a spreadsheet shows as text: a string starting with ``= + - @`` (or a tab or
-    carriage return) gets a leading ``'`` so it is never run as a formula. Numbers pass."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
-
-
-def write_csv(path: PathLike, rows: Sequence[Mapping[str, Any]], columns: Optional[Sequence[str]] = None) -> Path:
-    """A CSV file (UTF-8, header first) with every text cell made :func:`csv_safe`."""
-    cols = list(columns) if columns is not None else list(dict.fromkeys(k for r in rows for k in r))
-    target = Path(path)
-    with open(target, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow([csv_safe(c) for c in cols])
-        for row in rows:
-            writer.writerow([csv_safe(row.get(c, "")) for c in cols])
-    return target
-
-
-__all__ = ["MAX_FILE_BYTES", "MAX_LINE_BYTES", "InputFileError", "count_lines", "csv_safe", "field", "iter_csv", "iter_jsonl", "iter_lines",
+__all__ = ["MAX_FILE_BYTES", "MAX_LINE_BYTES", "InputFileError", "count_lines", "field", "iter_csv", "iter_jsonl", "iter_lines",
            "iter_rows", "limits", "number_field", "open_binary", "read_lines", "read_rows", "split_lines", "table_format",
-           "text_field", "text_value", "write_csv"]
+           "text_field", "text_value"]

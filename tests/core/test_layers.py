@@ -1,0 +1,121 @@
+"""The package's layers only point down, and no import cycle: every import of
+``shared/nlgmetrics`` (read with ``ast``, imports inside functions included; ``if TYPE_CHECKING:``
+blocks left out, they never run) is checked. Layers, lowest first: core (what two metrics
+share, shipped data, the moved-module errors, the example inputs); the five metric packages;
+the public API (the ``nlgmetrics`` package itself: ``load``, ``score``, the registry, which
+reaches metrics by name only); the surfaces (cli, space, integrations, the evaluate modules).
+Also: the five metric packages have the same shape."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "nlgmetrics"
+METRICS = ("datscore", "rome", "discotk", "texteval", "sam")
+LAYERS = {"core": 0, "data": 0, "_moved": 0, "examples": 0, **{m: 1 for m in METRICS},
+          "cli": 3, "space": 3, "integrations": 3, "evaluate_modules": 3}
+API = 2  # the package root
+#: upward imports that are by design, with the reason
+ALLOWED = {
+    ("nlgmetrics", "nlgmetrics.integrations.transformers"):
+        "the public nlgmetrics.compute_metrics_fn re-exports the Trainer hook, imported at call time",
+}
+#: (lead: fix at merge) upward imports in files other helpers own in this round
+PENDING: set = set()
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """ids of the import nodes inside ``if TYPE_CHECKING:`` blocks."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
+    return skip
+
+
+def _known(name: str) -> str | None:
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def imports(module: str) -> set[str]:
+    """The package modules ``module`` imports (a ``from package import name`` counts as the
+    submodule when ``name`` is one)."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_checking_only(tree)
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            out |= {k for a in node.names if (k := _known(a.name))}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                pkg = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+                base = ".".join(pkg[:len(pkg) - node.level + 1] + ([base] if base else []))
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                if (k := _known(full if full in MODULES else base)):
+                    out.add(k)
+    out.discard(module)
+    return out
+
+
+GRAPH = {m: imports(m) for m in MODULES}
+
+
+def layer(module: str) -> int:
+    parts = module.split(".")
+    return API if len(parts) == 1 else LAYERS[parts[1]]
+
+
+def test_every_module_has_a_layer():
+    assert {m.split(".")[1] for m in MODULES if "." in m} <= set(LAYERS)
+
+
+def test_imports_point_down():
+    upward = {(a, b) for a, targets in GRAPH.items() for b in targets if layer(b) > layer(a)}
+    assert upward - set(ALLOWED) - PENDING == set()
+    assert PENDING <= upward, "a PENDING entry is fixed: remove it from the set"
+
+
+def test_no_import_cycle():
+    graph = {a: {b for b in targets if (a, b) not in ALLOWED} for a, targets in GRAPH.items()}
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycle = path[path.index(nxt):] + [nxt] if nxt in path else [node, nxt]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+
+
+def test_the_walker_sees_imports_inside_functions():
+    assert "nlgmetrics.integrations.transformers" in GRAPH["nlgmetrics"]  # compute_metrics_fn's
+    assert "nlgmetrics.rome.scorer" not in GRAPH["nlgmetrics.rome.fit"]  # TYPE_CHECKING only
+
+
+def test_the_metric_packages_have_the_same_shape():
+    shape = {"__init__.py", "config.py", "scorer.py", "explain.py"}
+    for metric in METRICS:
+        files = {p.name for p in (PACKAGE / metric).glob("*.py")}
+        assert shape <= files, f"{metric} lacks {sorted(shape - files)}"

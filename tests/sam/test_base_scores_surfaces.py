@@ -1,0 +1,39 @@
+"""SAM's rule "passing base_scores means base='given'" lives in the scorer
+(``SAM.call_options``): Python, the evaluate module and the command line give the same result."""
+import json
+
+import pytest
+
+import nlgmetrics
+from nlgmetrics import cli
+
+HYPS = ["What is this amount of anger, I don't understand!", "the cat sat on the mat"]
+REFS = ["What is this amount of happiness, I don't understand!", "the cat sat on the mat"]
+BASES = [0.85, 0.5]
+
+
+def test_python_evaluate_and_cli_agree(tmp_path, capsys):
+    evaluate = pytest.importorskip("evaluate")
+    python = nlgmetrics.score("sam", HYPS, REFS, base_scores=BASES)
+    assert "base:given" in python.signature
+    module = evaluate.load(nlgmetrics.metric_path("sam"))  # the default configuration: METEOR
+    from_module = module.compute(predictions=HYPS, references=REFS, base_scores=BASES)
+    hyp, ref, base = tmp_path / "hyp.txt", tmp_path / "ref.txt", tmp_path / "base.txt"
+    hyp.write_text("\n".join(HYPS) + "\n")
+    ref.write_text("\n".join(REFS) + "\n")
+    base.write_text("\n".join(map(str, BASES)) + "\n")
+    capsys.readouterr()
+    assert cli.main(["score", "sam", "-p", str(hyp), "-r", str(ref), "--base-scores", str(base),
+                     "--json", "--quiet"]) == 0
+    from_cli = json.loads(capsys.readouterr().out)
+    assert python.scores == from_module["scores"] == from_cli["scores"]
+    assert python.signature == from_module["signature"] == from_cli["signature"]
+    assert python.scores[1] == pytest.approx(0.5)  # identical texts: the given base unchanged
+    assert python.scores[0] < 0.85  # the sentiment flip shrinks the given base
+
+
+def test_an_explicit_base_still_refuses_base_scores():
+    with pytest.raises(ValueError, match="is for base='given' only"):
+        nlgmetrics.score("sam", HYPS, REFS, base="chrf", base_scores=BASES)
+    assert nlgmetrics.scorer_class("sam").call_options({"base": "bleu"}, ["base_scores"]) == {"base": "bleu"}
+    assert nlgmetrics.scorer_class("rome").call_options({"profile": "lite"}, []) == {"profile": "lite"}
