@@ -1,5 +1,6 @@
 """DATScore as a Hugging Face ``evaluate`` metric: a thin wrapper over ``nlgmetrics.datscore``."""
 import evaluate
+
 from nlgmetrics.integrations import evaluate as support
 
 _CITATION = """\

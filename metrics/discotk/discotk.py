@@ -1,5 +1,6 @@
 """DiscoTK as a Hugging Face ``evaluate`` metric: a thin wrapper over ``nlgmetrics.discotk``."""
 import evaluate
+
 from nlgmetrics.integrations import evaluate as support
 
 _CITATION = """\

@@ -1,5 +1,6 @@
 """RoMe as a Hugging Face evaluate metric; the scoring lives in nlgmetrics.rome."""
 import evaluate
+
 from nlgmetrics.integrations import evaluate as support
 
 _CITATION = """\

@@ -1,5 +1,6 @@
 """TextEval as a Hugging Face ``evaluate`` metric: a thin wrapper over ``nlgmetrics.texteval``."""
 import evaluate
+
 from nlgmetrics.integrations import evaluate as support
 
 _CITATION = """\
