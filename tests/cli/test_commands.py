@@ -323,6 +323,7 @@ def test_meta_eval_system_field_is_a_name_and_rows_without_one_are_counted(toy, 
     out = capsys.readouterr().out
     assert "rows have no system field" not in out
     assert "(system level over 8 of 10 rows: 2 have no system in 'system' or null)" in out
+    assert "system level over 3 systems (8 rows)" in out  # how many systems the system level rests on
     assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "20", "--json", "-q"]) == 0
     payload = _json(capsys)
     assert payload["n"] == 10 and payload["n_system_rows"] == 8 and payload["n_systems"] == 3

@@ -154,10 +154,39 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         warnings.formatwarning = previous
 
 
+def _parse(args_list: List[str]) -> Any:
+    """Parse; an unknown flag after a metric points to that metric's ``--help`` (and to the
+    nearest option name when one is close)."""
+    import difflib
+
+    metric = _metric_in(args_list)
+    parser = build_parser(metric)
+    args, unknown = parser.parse_known_args(args_list)
+    if unknown:
+        where = f"nlgmetrics {args_list[0]} {metric} --help" if metric else "nlgmetrics --help"
+        cls: Any = _metric_class(metric)
+        flags = [f"--{s.name.replace('_', '-')}" for s in cls.Config.specs()] if cls is not None else []
+        close = difflib.get_close_matches(unknown[0].split("=")[0], flags, n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise CLIError(f"unrecognized arguments: {' '.join(unknown)}{hint} (see: {where})")
+    return args
+
+
+def _silence_library_bars() -> None:
+    """``--quiet``: no progress bar from transformers or the hub either (checkpoint loading)."""
+    from huggingface_hub.utils import disable_progress_bars
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    disable_progress_bars()
+
+
 def _main(argv: Optional[Sequence[str]]) -> int:
     args_list: List[str] = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = build_parser(_metric_in(args_list)).parse_args(args_list)
+        args = _parse(args_list)
+        if getattr(args, "quiet", False):
+            _silence_library_bars()
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's flush at exit
         return code

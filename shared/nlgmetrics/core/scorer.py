@@ -6,6 +6,7 @@ import abc
 from typing import Any, ClassVar, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
 from .config import MetricConfig
+from .facts import HigherIsBetter
 from .inputs import PYTHON_SPELLING, Inputs, Record, Spelling, validate_inputs
 from .result import MetricResult, make_signature
 from .version import __version__
@@ -42,6 +43,9 @@ class Scorer(abc.ABC):
     #: record fields that may hold a documented NaN or infinity (a records file refuses a
     #: non-finite number anywhere else)
     nonfinite_fields: ClassVar[frozenset] = frozenset()
+    #: the metric's direction from its FACTS (core/facts.py): on the class the default
+    #: configuration's, on a scorer its own configuration's
+    higher_is_better = HigherIsBetter()
     _TEMPLATE: ClassVar[Tuple[str, ...]] = ("score", "reduce", "validate")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

