@@ -76,3 +76,18 @@ def test_quiet_turns_off_the_library_bars(monkeypatch, tmp_path):
         assert not hf_logging.is_progress_bar_enabled()
     finally:
         hf_logging.enable_progress_bar()
+
+
+@pytest.mark.parametrize("argv, sections", [
+    (["--help"], ["metric options:", "exit codes:", "profiles:"]),
+    (["score", "sam", "--help"], ["input files:", "large files:", "scale out:", "bad input:"]),
+    (["meta-eval", "sam", "--help"], ["levels:"]),
+])
+def test_the_rules_are_in_the_help_epilogs(argv, sections, capsys):
+    """The option grammar, exit codes, number files, streaming, scale-out and bad-input rules
+    moved from the README into the commands' help."""
+    with pytest.raises(SystemExit):
+        cli.main(argv)
+    out = capsys.readouterr().out
+    for section in sections:
+        assert f"\n{section}\n" in out

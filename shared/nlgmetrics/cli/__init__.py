@@ -18,12 +18,14 @@ head``) ends the command quietly with exit 141, as ``git`` does.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import warnings
 from typing import Any, List, Optional, Sequence
 
 import nlgmetrics
+from nlgmetrics.cli import help as help_text
 from nlgmetrics.cli.commands import cmd_demo, cmd_list, cmd_meta_eval, cmd_reduce
 from nlgmetrics.cli.common import CLIError, Parser, add_metric_options, print_error
 from nlgmetrics.cli.score import add_score_arguments, cmd_score
@@ -55,7 +57,9 @@ def _metric_class(name: Optional[str]) -> Optional[type]:
 def build_parser(metric: Optional[str] = None) -> Parser:
     """The parser; with ``metric``, ``score`` and ``meta-eval`` carry that metric's options."""
     cls = _metric_class(metric)
-    parser = Parser(prog="nlgmetrics", description=(__doc__ or "").split("\n")[0])
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = Parser(prog="nlgmetrics", description=(__doc__ or "").split("\n")[0], epilog=help_text.MAIN,
+                    formatter_class=raw)
     parser.add_argument("--version", action="version", version=f"nlgmetrics {nlgmetrics.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
@@ -67,7 +71,7 @@ def build_parser(metric: Optional[str] = None) -> Parser:
         p.add_argument("--json", action="store_true", help="print JSON (non-finite numbers as null)")
         p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
 
-    p = sub.add_parser("score", help="score a hypothesis file")
+    p = sub.add_parser("score", help="score a hypothesis file", epilog=help_text.SCORE, formatter_class=raw)
     common(p)
     add_score_arguments(p, cls)
     add_metric_options(p, cls)
@@ -82,7 +86,8 @@ def build_parser(metric: Optional[str] = None) -> Parser:
     p.add_argument("--json", action="store_true", help="print JSON (non-finite numbers as null)")
     p.set_defaults(func=cmd_reduce)
 
-    p = sub.add_parser("meta-eval", help="correlate a metric with human judgements in a JSONL file")
+    p = sub.add_parser("meta-eval", help="correlate a metric with human judgements in a JSONL file",
+                       epilog=help_text.META_EVAL, formatter_class=raw)
     common(p)
     p.add_argument("data", help="JSON lines (.gz ok), one segment a row")
     p.add_argument("--human", required=True, help="field with the human score (dots for nesting: human.quality)")
