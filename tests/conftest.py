@@ -17,6 +17,20 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+def pytest_addoption(parser):
+    parser.addoption("--update-screenshots", action="store_true", default=False,
+                     help="the browser tests write spaces/<name>/screenshot.png (else a temporary directory)")
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir(request, tmp_path_factory) -> Path:
+    """Where the browser tests put the Spaces' screenshots: ``spaces/`` with
+    ``--update-screenshots``, else a temporary directory (no test writes into the checkout)."""
+    if request.config.getoption("--update-screenshots"):
+        return ROOT / "spaces"
+    return tmp_path_factory.mktemp("screenshots")
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data``; tests that need it skip when it is not there."""
