@@ -38,7 +38,8 @@ or <span style="text-decoration:underline dotted">without polarity</span>. The `
 uses roberta-large for BERTScore (from the Hub); `lite` uses all-MiniLM-L6-v2 and runs offline.
 The sentiment lexicon and the tagger are English-only."""
 
-SETTINGS = [ui.Setting("base", label="Base metric C_hr", choices=[b for b in BASES if b != "given"]),
+SETTINGS = [ui.Setting("base", label="Base metric C_hr", choices=[b for b in BASES if b != "given"],
+                       info="sentence BLEU or chrF (0-100), METEOR or BERTScore F1 (0-1)"),
             ui.Setting("profile", info="the BERTScore encoder: paper = roberta-large, lite = MiniLM"),
             ui.Setting("matching", info="lemma#pos, or METEOR's exact/stem/synonym stages")]
 _REF = "The weather is sunny, what a happy day"

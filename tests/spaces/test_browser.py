@@ -3,7 +3,8 @@ headless Chromium (Debian's /usr/bin/chromium through Playwright; no browser dow
 
 At 1280x900: the Score button is in view on load; the paper's example scores and the page's
 numbers (corpus, segments, the how-to-read reference points) equal the core API's; the
-drawings show what the metric computed; a screenshot is taken (spaces/<name>/screenshot.png with --update-screenshots, else in a temporary directory). At 390x844
+drawings show what the metric computed; a screenshot is taken (spaces/<name>/screenshot.png
+with --update-screenshots, else in a temporary directory). At 390x844
 (phone): no result region overflows without a scroll container and the page does not scroll
 sideways. Warnings appear when due (non-English input, tiny corpora) and not otherwise; bad
 input gives a message; a CSV batch round-trips through upload and download.
