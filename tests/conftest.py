@@ -17,6 +17,22 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+#: tests left out of the edit-test loop (pytest -m "not slow"), by node id prefix or name part:
+#: browsers, torchrun and other subprocesses, real models, evaluate loading by name, memory and
+#: thread stress (chosen from --durations; the full suite still runs them)
+SLOW = ("tests/spaces/test_browser.py", "tests/core/test_memory.py", "tests/core/test_threads.py",
+        "tests/integrations/test_evaluate_by_name.py", "tests/tools/test_publish.py", "tests/golden/",
+        "tests/rome/test_scorer.py", "tests/integrations/test_distributed.py::test_torchrun",
+        "tests/cli/test_commands.py::test_a_real_process", "tests/cli/test_commands.py::test_a_closed_stdout",
+        "tests/cli/test_commands.py::test_cli_distributed")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(SLOW) or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-screenshots", action="store_true", default=False,
                      help="the browser tests write spaces/<name>/screenshot.png (else a temporary directory)")

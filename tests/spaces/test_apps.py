@@ -141,13 +141,14 @@ def test_rome_heatmap_words_are_the_aligned_words():
 
 
 @pytest.mark.parametrize("name", APPS)
-def test_boxes_hold_the_first_example_and_the_examples_sit_above_the_button(name):
+def test_boxes_hold_the_first_example_and_the_drawings_follow_the_score(name):
     app = publish.load_app(ROOT / "spaces" / name / "app.py")
     demo = app.build_demo(preload=False)
     first = app.SPEC.examples[0] if hasattr(app, "SPEC") else app.EXAMPLES[0]
     assert _block(demo, "input-predictions").value == first["predictions"]
     ids = [getattr(block, "elem_id", None) for block in demo.blocks.values()]
-    assert ids.index("examples") < ids.index("run") < ids.index("score") < ids.index("message")
+    visual = next(i for i, e in enumerate(ids) if e and e.startswith(f"{name}-"))
+    assert ids.index("run") < ids.index("score") < ids.index("message") < visual < ids.index("examples")
 
 
 def test_datscore_page_says_hypotheses_throughout():

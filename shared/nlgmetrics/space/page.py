@@ -126,8 +126,10 @@ def all_warnings(spec: SpaceSpec, scorer: Any, result: MetricResult, inputs: Dic
 
 
 #: the page's own style: the examples table wraps its cells at phone width (no column cut off)
-PAGE_CSS = ("<style>#examples table{table-layout:fixed;width:100%}"
-            "#examples td,#examples th{white-space:normal!important;overflow-wrap:anywhere;word-break:break-word}</style>")
+#: and keeps each example row to two lines, so the button and the score stay in view
+PAGE_CSS = ("<style>#examples td,#examples th{white-space:normal!important;overflow-wrap:anywhere;max-width:45vw}"
+            "#examples td>*{display:-webkit-box;-webkit-line-clamp:2;line-clamp:2;-webkit-box-orient:vertical;"
+            "overflow:hidden}</style>")
 _PREDICTION = re.compile(r"(?<!['`])\bprediction(s?)\b(?!['`])")
 
 
@@ -191,8 +193,9 @@ class _Page:
         return page_words(text, self.spec.noun)
 
     def example_tab(self) -> None:
-        """The text boxes (filled with the first example), the examples, the Score button, the
-        score and its messages right under it, then the drawings."""
+        """The text boxes (filled with the first example), the Score button, the score and its
+        messages right under it, the drawings, then the examples (a SAM result stays next to
+        its explanation, and the score stays in view at 1280x900)."""
         labels = {"predictions": "Predictions (one segment per line)",
                   "references": "References (one per line, aligned with the predictions)",
                   "sources": "Sources (one per line; optional)", **self.spec.labels}
@@ -200,13 +203,13 @@ class _Page:
         with gr.Tab("Example", elem_id="tab-example"):
             self.text_boxes = [gr.Textbox(value=first.get(k, ""), lines=2, max_lines=12, label=self.words(labels[k]),
                                           elem_id=f"input-{k}") for k in self.keys]
-            if self.spec.examples:
-                gr.Examples([[ex.get(k, "") for k in self.keys] for ex in self.spec.examples], inputs=self.text_boxes,
-                            label="Examples (click one, then Score)", elem_id="examples")
             self.run_button = gr.Button("Score", variant="primary", elem_id="run")
             self.score = gr.HTML(elem_id="score")  # right under the button, messages below it
             self.message = gr.HTML(elem_id="message")
-            self.visuals = self.spec.visuals()
+            self.visuals = self.spec.visuals()  # the drawings next to the score, then the other examples
+            if self.spec.examples:
+                gr.Examples([[ex.get(k, "") for k in self.keys] for ex in self.spec.examples], inputs=self.text_boxes,
+                            label="More examples (click one, then Score)", elem_id="examples")
 
     def batch_tab(self) -> None:
         with gr.Tab("Batch", elem_id="tab-batch"):
