@@ -106,7 +106,8 @@ def test_help_of_every_metric_comes_from_its_configuration(name, capsys, monkeyp
     specs = cls.Config.specs()
     assert specs
     header = lines.index("metric options (from the configuration):")
-    command_lines, metric_lines = lines[:header], lines[header + 1:]
+    epilog = lines.index("input files:")  # the rules printed after the options (cli/help.py)
+    command_lines, metric_lines = lines[:header], lines[header + 1:epilog]
     # every option, flag or not, is named in the -o help, in the configuration's order
     assert any(line.startswith("-o KEY=VALUE, --option KEY=VALUE a metric option")
                and line.endswith(f"(options: {', '.join(s.name for s in specs)})") for line in command_lines)
