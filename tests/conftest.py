@@ -17,6 +17,41 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+#: tests left out of the edit-test loop (pytest -m "not slow"), by node id prefix or name part:
+#: browsers, torchrun and other subprocesses, real models, evaluate loading by name, memory and
+#: thread stress (chosen from --durations; the full suite still runs them)
+SLOW = ("tests/spaces/test_browser.py", "tests/core/test_memory.py", "tests/core/test_threads.py",
+        "tests/integrations/test_evaluate_by_name.py", "tests/tools/test_publish.py", "tests/golden/",
+        "tests/rome/test_scorer.py", "tests/integrations/test_distributed.py::test_torchrun",
+        "tests/cli/test_commands.py::test_a_real_process", "tests/cli/test_commands.py::test_a_closed_stdout",
+        "tests/cli/test_commands.py::test_cli_distributed", "tests/cli/test_commands.py::test_warnings_print_as_one_line",
+        "tests/integrations/test_distributed.py::test_real_metrics", "tests/integrations/test_distributed.py::test_sam_given",
+        "tests/discotk/test_rst_formats.py::test_too_deep_rst_trees", "tests/benchmarks/test_streaming.py::test_streamed",
+        "tests/discotk/test_robustness.py::test_no_process_wide", "tests/integrations/test_evaluate_plumbing.py::test_evaluate_load",
+        "tests/integrations/test_evaluate_plumbing.py::test_cli_score_json", "tests/core/test_doctests.py::test_wrapper_examples",
+        "tests/integrations/test_transformers_hook.py::test_compute_metrics_in_seq2seq_trainer")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(SLOW) or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-screenshots", action="store_true", default=False,
+                     help="the browser tests write spaces/<name>/screenshot.png (else a temporary directory)")
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir(request, tmp_path_factory) -> Path:
+    """Where the browser tests put the Spaces' screenshots: ``spaces/`` with
+    ``--update-screenshots``, else a temporary directory (no test writes into the checkout)."""
+    if request.config.getoption("--update-screenshots"):
+        return ROOT / "spaces"
+    return tmp_path_factory.mktemp("screenshots")
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data``; tests that need it skip when it is not there."""

@@ -36,6 +36,7 @@ from nlgmetrics.integrations.evaluate import HUB_OWNER
 SPACE_FILES = ("app.py", "screenshot.png")
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n?(.*)\Z", re.DOTALL)
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_WHEEL = re.compile(r"^\./([A-Za-z0-9][A-Za-z0-9._]*)-[^/\s\[]+\.whl")
 
 
 def source_root() -> Path:
@@ -92,14 +93,17 @@ def merge_requirements(*texts: str) -> str:
             stripped = line.strip()
             if not stripped or stripped.startswith("#"):
                 continue
-            match = _REQUIREMENT.match(stripped)
+            wheel = _WHEEL.match(stripped)  # ./name-version-....whl[extra]: the same package as name==version
+            match = wheel or _REQUIREMENT.match(stripped)
             key = match.group(1).lower().replace("_", "-") if match else stripped
             lines[key] = stripped
     return "\n".join(lines.values()) + "\n"
 
 
-def assemble(name: str, out: Path, spaces_dir: Path) -> tuple[Path, list[str]]:
-    """Build ``out/<name>/``; returns it and the warnings (missing card or screenshot)."""
+def assemble(name: str, out: Path, spaces_dir: Path, wheel_dir: Path | None = None) -> tuple[Path, list[str]]:
+    """Build ``out/<name>/``; returns it and the warnings (missing card, screenshot or wheel).
+    A requirement that names a local wheel (``./nlgmetrics-<version>-....whl``) gets that
+    wheel copied from ``wheel_dir``."""
     warnings: list[str] = []
     module_dir = Path(nlgmetrics.metric_path(name))
     space_dir = spaces_dir / name
@@ -127,7 +131,16 @@ def assemble(name: str, out: Path, spaces_dir: Path) -> tuple[Path, list[str]]:
     (target / "README.md").write_text(merge_cards(card, space_text), encoding="utf-8")
     requirements = [p.read_text(encoding="utf-8") for p in (module_dir / "requirements.txt",
                                                             space_dir / "requirements.txt") if p.is_file()]
-    (target / "requirements.txt").write_text(merge_requirements(*requirements), encoding="utf-8")
+    merged = merge_requirements(*requirements)
+    (target / "requirements.txt").write_text(merged, encoding="utf-8")
+    for line in merged.splitlines():
+        if _WHEEL.match(line):
+            wheel = line[2:].split("[")[0]
+            if wheel_dir is not None and (wheel_dir / wheel).is_file():
+                shutil.copy2(wheel_dir / wheel, target / wheel)
+            else:
+                warnings.append(f"{name}: requirements.txt installs {wheel}: build it (python -m build --outdir DIR) "
+                                "and pass --wheel-dir DIR")
     return target, warnings
 
 
@@ -183,6 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("metrics", nargs="*", help="metrics to assemble (default: all)")
     parser.add_argument("--out", default="hub", help="output folder (default: ./hub)")
     parser.add_argument("--spaces", help="folder of the Spaces (default: spaces/ of the checkout)")
+    parser.add_argument("--wheel-dir", help="folder holding the nlgmetrics wheel the Spaces' requirements install")
     parser.add_argument("--no-check", action="store_true", help="skip evaluate.load and the app build")
     parser.add_argument("--push", action="store_true", help="create/update the Spaces on the Hub")
     parser.add_argument("--namespace", default=HUB_OWNER,
@@ -202,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     folders = []
     for name in names:
         try:
-            folder, warnings = assemble(name, out, spaces_dir)
+            folder, warnings = assemble(name, out, spaces_dir, Path(args.wheel_dir) if args.wheel_dir else None)
             for warning in warnings:
                 print(f"warning: {warning}", file=sys.stderr)
             if not args.no_check:

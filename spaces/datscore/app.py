@@ -118,6 +118,7 @@ SPEC = ui.SpaceSpec(
     settings=SETTINGS, explain=explain, examples=EXAMPLES, note=note, reading=reading,
     visuals=lambda: [gr.HTML(elem_id="datscore-directions"), gr.HTML(elem_id="datscore-translations")],
     fixed_options={"return_translations": True},
+    noun="hypothesis",
     labels={"predictions": "Hypotheses (one segment per line)",
             "sources": "Sources (one per line; needed for the source and Trans1 directions)"})
 

@@ -5,13 +5,13 @@ sentiment-adjusted score, with how to read them. Run ``python app.py``; tests ca
 from __future__ import annotations
 
 import html
-import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import gradio as gr
 
 from nlgmetrics import space as ui
 from nlgmetrics.sam import BASE_SCALES, BASES
+from nlgmetrics.sam.explain import item_spans
 
 #: the paper's examples 1-4 (Section 2)
 EXAMPLES = [
@@ -38,7 +38,8 @@ or <span style="text-decoration:underline dotted">without polarity</span>. The `
 uses roberta-large for BERTScore (from the Hub); `lite` uses all-MiniLM-L6-v2 and runs offline.
 The sentiment lexicon and the tagger are English-only."""
 
-SETTINGS = [ui.Setting("base", label="Base metric C_hr", choices=[b for b in BASES if b != "given"]),
+SETTINGS = [ui.Setting("base", label="Base metric C_hr", choices=[b for b in BASES if b != "given"],
+                       info="sentence BLEU or chrF (0-100), METEOR or BERTScore F1 (0-1)"),
             ui.Setting("profile", info="the BERTScore encoder: paper = roberta-large, lite = MiniLM"),
             ui.Setting("matching", info="lemma#pos, or METEOR's exact/stem/synonym stages")]
 _REF = "The weather is sunny, what a happy day"
@@ -75,16 +76,10 @@ def polarity_style(polarity: float, known: bool) -> str:
 
 
 def highlight(text: str, items: Sequence[Mapping[str, Any]]) -> str:
-    """``text`` with each mismatched item marked where it occurs (items are in text order)."""
+    """``text`` with each mismatched item marked where it occurs (:func:`nlgmetrics.sam.explain.item_spans`)."""
     out: List[str] = []
     pos = 0
-    for item in items:
-        words = str(item["word"]).split()
-        pattern = r"(?<!\w)" + r"\s+".join(re.escape(w) for w in words) + r"(?!\w)"
-        found = re.search(pattern, text[pos:])
-        if found is None:
-            continue
-        start, end = pos + found.start(), pos + found.end()
+    for start, end, item in item_spans(text, items):
         polarity = float(item["polarity"])
         sign = "positive" if polarity > 0 else "negative" if polarity < 0 else "neutral"
         out.append(html.escape(text[pos:start]))

@@ -106,7 +106,8 @@ def test_help_of_every_metric_comes_from_its_configuration(name, capsys, monkeyp
     specs = cls.Config.specs()
     assert specs
     header = lines.index("metric options (from the configuration):")
-    command_lines, metric_lines = lines[:header], lines[header + 1:]
+    epilog = lines.index("input files:")  # the rules printed after the options (cli/help.py)
+    command_lines, metric_lines = lines[:header], lines[header + 1:epilog]
     # every option, flag or not, is named in the -o help, in the configuration's order
     assert any(line.startswith("-o KEY=VALUE, --option KEY=VALUE a metric option")
                and line.endswith(f"(options: {', '.join(s.name for s in specs)})") for line in command_lines)
@@ -323,6 +324,7 @@ def test_meta_eval_system_field_is_a_name_and_rows_without_one_are_counted(toy, 
     out = capsys.readouterr().out
     assert "rows have no system field" not in out
     assert "(system level over 8 of 10 rows: 2 have no system in 'system' or null)" in out
+    assert "system level over 3 systems (8 rows)" in out  # how many systems the system level rests on
     assert cli.main(["meta-eval", "toy", data, "--human", "human", "--bootstrap", "20", "--json", "-q"]) == 0
     payload = _json(capsys)
     assert payload["n"] == 10 and payload["n_system_rows"] == 8 and payload["n_systems"] == 3

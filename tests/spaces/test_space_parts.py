@@ -372,7 +372,7 @@ def test_page_clears_a_stale_start_up_warning(toy):
 
     failing_then_working.ready = False
     demo = ui.build_space(_toy_spec(), scorer_factory=failing_then_working)
-    status = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "runtime")
-    assert "could not be loaded" in status.value
-    _, score, new_status, _ = _handler(demo, "score")("a b", "a b", "", 1.0)
-    assert "data-role=\"corpus\"" in score and "could not be loaded" not in new_status
+    message = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "message")
+    assert "could not be loaded" in message.value  # under the Score button
+    new_message, score, new_status, _ = _handler(demo, "score")("a b", "a b", "", 1.0)
+    assert "data-role=\"corpus\"" in score and "could not be loaded" not in new_message + new_status

@@ -21,7 +21,9 @@ SPACES = Path(__file__).resolve().parents[2] / "spaces"  # this checkout's, also
 def hub(tmp_path_factory):
     """One dry run over all metrics (exit status and folder)."""
     out = tmp_path_factory.mktemp("hub")
-    status = publish.main(["--out", str(out), "--spaces", str(SPACES)])
+    wheels = tmp_path_factory.mktemp("wheels")  # stands in for python -m build's output
+    (wheels / f"nlgmetrics-{nlgmetrics.__version__}-py3-none-any.whl").write_bytes(b"PK\x05\x06" + bytes(18))
+    status = publish.main(["--out", str(out), "--spaces", str(SPACES), "--wheel-dir", str(wheels)])
     return status, out
 
 
@@ -37,8 +39,9 @@ def test_dry_run_folder_is_a_metric_and_a_space(hub, name):
     assert {"evaluate", "metric"} <= set(meta["tags"])
     assert "(screenshot.png)" in body and (folder / "screenshot.png").is_file()
     requirements = (folder / "requirements.txt").read_text().splitlines()
-    pins = [r for r in requirements if r.startswith("nlgmetrics")]
-    assert len(pins) == 1 and pins[0].endswith(f"=={nlgmetrics.__version__}")
+    wheel = f"nlgmetrics-{nlgmetrics.__version__}-py3-none-any.whl"
+    pins = [r for r in requirements if "nlgmetrics" in r]
+    assert len(pins) == 1 and pins[0].startswith(f"./{wheel}") and (folder / wheel).is_file()
 
 
 def test_dry_run_succeeds_for_every_metric(hub):
@@ -122,3 +125,8 @@ def test_push_default_namespace_is_the_name_evaluate_load_resolves(monkeypatch, 
     monkeypatch.setattr(publish, "check", lambda folder: None)
     assert publish.main(["--out", str(tmp_path), "--spaces", str(SPACES), "--push", "sam"]) == 0
     assert pushed == ["nlgmetrics/sam"]
+
+
+def test_a_local_wheel_requirement_replaces_the_pin_and_is_copied(tmp_path):
+    merged = publish.merge_requirements("nlgmetrics==0.2.0\nscipy\n", "./nlgmetrics-0.2.0-py3-none-any.whl[lite]\n")
+    assert merged.splitlines() == ["./nlgmetrics-0.2.0-py3-none-any.whl[lite]", "scipy"]

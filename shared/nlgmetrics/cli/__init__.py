@@ -19,12 +19,14 @@ head``) ends the command quietly with exit 141, as ``git`` does.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import warnings
 from typing import Any, List, Optional, Sequence
 
 import nlgmetrics
+from nlgmetrics.cli import help as help_text
 from nlgmetrics.cli.commands import cmd_demo, cmd_list, cmd_meta_eval, cmd_reduce
 from nlgmetrics.cli.common import CLIError, Parser, add_metric_options, print_error
 from nlgmetrics.cli.compare import add_compare_arguments, cmd_compare
@@ -57,26 +59,36 @@ def _metric_class(name: Optional[str]) -> Optional[type]:
 def build_parser(metric: Optional[str] = None) -> Parser:
     """The parser; with ``metric``, ``score`` and ``meta-eval`` carry that metric's options."""
     cls = _metric_class(metric)
-    parser = Parser(prog="nlgmetrics", description=(__doc__ or "").split("\n")[0])
+    parser = Parser(prog="nlgmetrics", description=(__doc__ or "").split("\n")[0], epilog=help_text.MAIN,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"nlgmetrics {nlgmetrics.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-
     sub.add_parser("list", help="list the metrics").set_defaults(func=cmd_list)
+    _add_scoring_commands(sub, cls)
+    _add_meta_eval(sub, cls)
+    _add_tool_commands(sub)
+    return parser
 
-    def common(p: Parser) -> None:
-        p.add_argument("metric", choices=sorted(nlgmetrics.REGISTRY),
-                       help="the metric (nlgmetrics score METRIC --help lists its options)")
-        p.add_argument("--json", action="store_true", help="print JSON (non-finite numbers as null)")
-        p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
 
-    p = sub.add_parser("score", help="score a hypothesis file")
-    common(p)
+def _common(p: Parser) -> None:
+    """The arguments every per-metric command takes."""
+    p.add_argument("metric", choices=sorted(nlgmetrics.REGISTRY),
+                   help="the metric (nlgmetrics score METRIC --help lists its options)")
+    p.add_argument("--json", action="store_true", help="print JSON (non-finite numbers as null)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+
+
+def _add_scoring_commands(sub: Any, cls: Any) -> None:
+    """``score``, ``compare`` and ``reduce``."""
+    raw = argparse.RawDescriptionHelpFormatter
+    p = sub.add_parser("score", help="score a hypothesis file", epilog=help_text.SCORE, formatter_class=raw)
+    _common(p)
     add_score_arguments(p, cls)
     add_metric_options(p, cls)
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("compare", help="is system B better than A? paired bootstrap and approximate randomisation")
-    common(p)
+    _common(p)
     add_compare_arguments(p)
     add_metric_options(p, cls)
     p.set_defaults(func=cmd_compare)
@@ -90,8 +102,11 @@ def build_parser(metric: Optional[str] = None) -> Parser:
     p.add_argument("--json", action="store_true", help="print JSON (non-finite numbers as null)")
     p.set_defaults(func=cmd_reduce)
 
-    p = sub.add_parser("meta-eval", help="correlate a metric with human judgements in a JSONL file")
-    common(p)
+
+def _add_meta_eval(sub: Any, cls: Any) -> None:
+    p = sub.add_parser("meta-eval", help="correlate a metric with human judgements in a JSONL file",
+                       epilog=help_text.META_EVAL, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(p)
     p.add_argument("data", help="JSON lines (.gz ok), one segment a row")
     p.add_argument("--human", required=True, help="field with the human score (dots for nesting: human.quality)")
     p.add_argument("--hyp-field", default="hyp")
@@ -108,6 +123,9 @@ def build_parser(metric: Optional[str] = None) -> Parser:
     add_metric_options(p, cls)
     p.set_defaults(func=cmd_meta_eval)
 
+
+def _add_tool_commands(sub: Any) -> None:
+    """``install-evaluate``, ``cards`` and ``demo``."""
     p = sub.add_parser("install-evaluate",
                        help="make evaluate.load('<name>') and evaluate.load('nlgmetrics/<name>') work offline")
     p.add_argument("names", nargs="*", help="metrics (default: all installed)")
@@ -121,7 +139,6 @@ def build_parser(metric: Optional[str] = None) -> Parser:
     p = sub.add_parser("demo", help="score a small bundled example with every metric that runs offline")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=cmd_demo)
-    return parser
 
 
 def _delegate(module: str, argv: List[str]) -> int:
@@ -166,10 +183,39 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         warnings.formatwarning = previous
 
 
+def _parse(args_list: List[str]) -> Any:
+    """Parse; an unknown flag after a metric points to that metric's ``--help`` (and to the
+    nearest option name when one is close)."""
+    import difflib
+
+    metric = _metric_in(args_list)
+    parser = build_parser(metric)
+    args, unknown = parser.parse_known_args(args_list)
+    if unknown:
+        where = f"nlgmetrics {args_list[0]} {metric} --help" if metric else "nlgmetrics --help"
+        cls: Any = _metric_class(metric)
+        flags = [f"--{s.name.replace('_', '-')}" for s in cls.Config.specs()] if cls is not None else []
+        close = difflib.get_close_matches(unknown[0].split("=")[0], flags, n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise CLIError(f"unrecognized arguments: {' '.join(unknown)}{hint} (see: {where})")
+    return args
+
+
+def _silence_library_bars() -> None:
+    """``--quiet``: no progress bar from transformers or the hub either (checkpoint loading)."""
+    from huggingface_hub.utils import disable_progress_bars
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    disable_progress_bars()
+
+
 def _main(argv: Optional[Sequence[str]]) -> int:
     args_list: List[str] = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = build_parser(_metric_in(args_list)).parse_args(args_list)
+        args = _parse(args_list)
+        if getattr(args, "quiet", False):
+            _silence_library_bars()
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's flush at exit
         return code

@@ -2,36 +2,38 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import math
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import nlgmetrics
 from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, config_from_args, dumps, load_scorer, scorer_class, write_result
 from nlgmetrics.cli.options import parse_key_values
 from nlgmetrics.core import files, stats
+from nlgmetrics.core.facts import facts_of
 from nlgmetrics.core.meta_eval import meta_evaluate
 from nlgmetrics.examples import example
 from nlgmetrics.integrations import distributed
 
 
-def _offline_options(name: str) -> Any:
-    try:
-        return example(name).options
-    except (KeyError, ValueError):
-        return None
+def demo_options(name: str) -> Optional[Dict[str, Any]]:
+    """The example's options with the first way to run offline that is installed here
+    (the metric's FACTS), or None when none is."""
+    options = example(name).options
+    need = facts_of(nlgmetrics.scorer_class(name)).offline_need()
+    if options is None or (need is None and name != "datscore"):
+        return None  # DATScore runs offline only on a local checkpoint (NLGMETRICS_DATSCORE_MODEL)
+    return {**options, **(need.options if need is not None else {})}
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    """One line per metric from its FACTS: what it is and, per profile, what it needs and
+    whether that is installed here."""
     for name in nlgmetrics.list_metrics():
         try:
-            cls = nlgmetrics.scorer_class(name)
+            line = facts_of(nlgmetrics.scorer_class(name)).line()
         except Exception as err:  # noqa: BLE001 - list the others; say why this one is out
-            print(f"{name:10s} [not available: {type(err).__name__}: {err}]")
-            continue
-        doc = (inspect.getdoc(cls) or "").splitlines()
-        offline = "offline" if _offline_options(name) is not None else "needs a hub model"
-        print(f"{name:10s} {doc[0] if doc else ''}  [{offline}]")
+            line = f"[not available: {type(err).__name__}: {err}]"
+        print(f"{name:9s} {line}")
     return 0
 
 
@@ -132,6 +134,8 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
             ci = f"  95% CI [{v['ci95'][0]:+.4f}, {v['ci95'][1]:+.4f}]" if v["ci95"] is not None else ""
             print(f"  {level:8s} {method:9s} {v['value']:+.4f}{ci}")
     _print_pairwise(out)
+    if kept:
+        print(f"  system level over {out['n_systems']} systems ({len(kept)} rows)")
     if not args.system_field:
         print("  (no system-level correlation: --system-field is empty)")
     elif not kept:
@@ -204,9 +208,10 @@ def _raise(message: str) -> Any:
 def cmd_demo(args: argparse.Namespace) -> int:
     failures = 0
     for name in nlgmetrics.list_metrics():
-        options = _offline_options(name)
+        options = demo_options(name)
         if options is None:
-            print(f"{name}: skipped (needs a hub checkpoint; pass a local model path to run it offline)")
+            needs = "; ".join(n.describe() for n in facts_of(nlgmetrics.scorer_class(name)).needs)
+            print(f"{name}: skipped, nothing installed runs it offline ({needs})")
             continue
         inputs = example(name).inputs
         try:

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from types import MappingProxyType, UnionType
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from .facts import HigherIsBetter
+
 _MISSING = dataclasses.MISSING
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
@@ -258,6 +260,8 @@ class MetricConfig:
     RUNTIME: ClassVar[Tuple[str, ...]] = ()
     #: old option name -> new name (0.1.0 names; the error says what to write instead)
     RENAMED: ClassVar[Dict[str, str]] = {}
+    #: the direction of the scores under this configuration (the metric's FACTS, core/facts.py)
+    higher_is_better = HigherIsBetter()
 
     def __post_init__(self) -> None:
         for spec in self.specs():

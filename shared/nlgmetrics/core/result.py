@@ -84,7 +84,8 @@ def has_nonfinite(value: Any) -> bool:
 class MetricResult:
     """What every scorer returns.
 
-    ``scores`` holds one float per segment (higher is better unless a card says otherwise),
+    ``scores`` holds one float per segment (the direction and range are the metric's facts:
+    ``scorer.higher_is_better``, ``FACTS.score_range`` in its ``config.py``),
     ``score`` the corpus score, ``details`` one dict of components per segment, ``corpus``
     corpus-level information (weights, r2, ...), ``signature`` the reproducibility string.
     """

@@ -7,6 +7,7 @@ from typing import Any, Callable, ClassVar, Collection, Dict, List, Mapping, Opt
 
 from .budget import Budget, apply_budget
 from .config import MetricConfig
+from .facts import HigherIsBetter
 from .inputs import (
     PYTHON_SYNTAX,
     ArgumentSyntax,
@@ -50,6 +51,9 @@ class Scorer(abc.ABC):
     #: record fields that may hold a documented NaN or infinity (a records file refuses a
     #: non-finite number anywhere else)
     nonfinite_fields: ClassVar[frozenset] = frozenset()
+    #: the metric's direction from its FACTS (core/facts.py): on the class the default
+    #: configuration's, on a scorer its own configuration's
+    higher_is_better = HigherIsBetter()
     _TEMPLATE: ClassVar[Tuple[str, ...]] = ("score", "reduce", "validate", "segment_records")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

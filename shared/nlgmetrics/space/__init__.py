@@ -29,7 +29,7 @@ from .inputs import (
                    read_batch,
                    write_batch,
 )
-from .page import GRADIO_SDK_VERSION, SpaceSpec, build_space, launch, status_html
+from .page import GRADIO_SDK_VERSION, SpaceSpec, build_space, launch, page_words, status_html
 from .report import (
                    Anchor,
                    Reading,
@@ -56,7 +56,7 @@ from .settings import DEFAULT, Factory, ScorerPool, Setting, build_settings
 __all__ = ["MAX_DRAWN", "MAX_HEATMAP", "MAX_LEAVES", "TreeNode", "bar_chart", "count_leaves", "flex_row", "fmt",
            "heatmap", "legend", "note", "scroll", "section", "shorten", "tree_svg", "MAX_BATCH_ROWS",
            "MAX_EXAMPLE_LINES", "REFERENCE_SEPARATOR", "escape_cell", "example_inputs", "read_batch", "write_batch",
-           "GRADIO_SDK_VERSION", "SpaceSpec", "build_space", "launch", "status_html", "Anchor", "Reading",
+           "GRADIO_SDK_VERSION", "SpaceSpec", "build_space", "launch", "page_words", "status_html", "Anchor", "Reading",
            "english_warning", "explain_error", "looks_non_english", "message_html", "reading_html", "score_html",
            "truncation_warning", "MODELS_VARIABLE", "Runtime", "allowed_models", "default_profile",
            "detect_runtime", "on_gpu", "on_zero_gpu", "zero_gpu_decorator", "DEFAULT", "Factory", "ScorerPool",

