@@ -44,10 +44,16 @@ def test_translation_at_the_generation_limit_warns(tiny_m2m100):
 
 def test_non_finite_scores_are_an_error_naming_the_dtype(tiny_m2m100):
     scorer = DATScore(model=tiny_m2m100, target_lang="en", directions="bartscore", dtype="bf16", **FAST)
-    with torch.no_grad():  # activations beyond bf16's (= fp32's) range: logits overflow to inf
-        scorer.lm.model.get_output_embeddings().weight.mul_(1e36)
-    with pytest.raises(ValueError, match=r"non-finite log-probabilities .* bf16"):
-        scorer.score(["The cat sat."], ["The cat sat on the mat."])
+    weight = scorer.lm.model.get_output_embeddings().weight
+    saved = weight.detach().clone()  # the model is shared per process: put it back for the other tests
+    try:
+        with torch.no_grad():  # activations beyond bf16's (= fp32's) range: logits overflow to inf
+            weight.mul_(1e36)
+        with pytest.raises(ValueError, match=r"non-finite log-probabilities .* bf16"):
+            scorer.score(["The cat sat."], ["The cat sat on the mat."])
+    finally:
+        with torch.no_grad():
+            weight.copy_(saved)
 
 
 def test_one_vs_rest_needs_a_minimum_corpus(tiny_m2m100):

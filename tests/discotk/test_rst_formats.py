@@ -114,7 +114,8 @@ def test_too_deep_rst_trees_are_a_clear_error():
     for depth in (MAX_DEPTH + 1, 1200):  # 1200 used to raise RecursionError
         with pytest.raises(ValueError, match=f"nested {depth} relation nodes deep; at most 400"):
             from_rst(_nested(depth))
-    with pytest.raises(ValueError, match="nested 1200 relation nodes deep"):
+    # the scorer's work budget refuses such a tree before it is read (issue 32: at most 150 EDUs)
+    with pytest.raises(ValueError, match="an RST tree of 39,707 characters; DiscoTK reads at most 20,000"):
         DiscoTK(variant="light", input_format="rst", quiet=True).score([_nested(1200)], [_nested(2)])
     # the deepest allowed tree reads, writes (both formats) and scores
     tree = from_rst(_nested(MAX_DEPTH))
@@ -122,6 +123,8 @@ def test_too_deep_rst_trees_are_a_clear_error():
     assert to_rst(from_rst(to_dis(tree))) == to_rst(tree) == _nested(MAX_DEPTH)
     with pytest.raises(ValueError, match="nested 401 relation nodes deep"):
         from_rst(to_dis(DiscourseTree("Elaboration", [DiscourseTree.edu("one more"), tree], ("N", "S"))))
-    result = DiscoTK(variant="light", input_format="rst", normalization="none", quiet=True).score(
-        [_nested(MAX_DEPTH)], [_nested(MAX_DEPTH)])
+    scorer = DiscoTK(variant="light", input_format="rst", normalization="none", quiet=True)
+    with pytest.raises(ValueError, match="an RST tree of 401 EDUs .* at most 150 EDUs"):
+        scorer.score([_nested(MAX_DEPTH)], [_nested(MAX_DEPTH)])
+    result = scorer.score([_nested(100)], [_nested(100)])  # 101 EDUs and 203 tokens: within the caps
     assert result.scores == [pytest.approx(1.0)]

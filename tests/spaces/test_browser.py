@@ -58,7 +58,7 @@ CASES: Dict[str, Dict[str, Any]] = {
              "warn": {"predictions": GERMAN, "references": GERMAN_REF, "key": "non-english"}},
     "datscore": {"options": {"source_lang": "fr", "target_lang": "en"}, "example": 0,
                  "bad": {"predictions": "h1\nh2", "references": "r1\nr2", "sources": "s1",
-                         "expected": "2 prediction line(s) but 1 source line(s)"},
+                         "expected": "2 hypothesis line(s) but 1 source line(s)"},
                  "warn": {"predictions": "The cat sits.", "references": "The cat is sitting.",
                           "sources": "Le chat est assis.", "key": "tiny-corpus"}},
 }
