@@ -216,6 +216,15 @@ def classical_mds_1d(distances: np.ndarray) -> Tuple[np.ndarray, float]:
     if np.allclose(observed, observed[0]) and np.allclose(fitted, fitted[0]):
         r2 = 1.0
     else:
-        r = pearson(fitted, observed)
+        r = _pearson_numpy(fitted, observed)
         r2 = float(r * r) if r == r else 0.0
     return x, r2
+
+
+def _pearson_numpy(a: np.ndarray, b: np.ndarray) -> float:
+    """Pearson's r of two finite 1-D arrays in plain numpy, nan when a side is constant:
+    hand-written because :func:`classical_mds_1d` runs once per resample in ``compare``, where
+    ``scipy.stats.pearsonr``'s per-call overhead was most of TextEval's resampling time."""
+    da, db = a - a.mean(), b - b.mean()
+    denom = math.sqrt(float(da @ da) * float(db @ db))
+    return float("nan") if denom == 0.0 else max(-1.0, min(1.0, float(da @ db) / denom))

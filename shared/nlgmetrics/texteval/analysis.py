@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..core.stats import classical_mds_1d, g2, pearson
+from ..core.stats import classical_mds_1d, g2
 from ..core.stats import g2_neg_log_p as neg_log_p
 
 DISTANCES = ("g2", "neg_log_p")
@@ -54,7 +54,10 @@ def scale(distances: np.ndarray, consensus: np.ndarray) -> tuple[np.ndarray, flo
         return np.zeros(n), float("nan"), 1
     x, r2 = classical_mds_1d(distances)
     x = np.where(np.abs(x) < 1e-12 * max(1.0, float(np.abs(x).max())), 0.0, x)
-    r = pearson(cast(Sequence[float], x), cast(Sequence[float], consensus)) if np.ptp(consensus) > 0 and np.ptp(x) > 0 else float("nan")
+    # the orientation needs only the sign of the correlation, which is the covariance's sign
+    # (no Pearson call: this runs once per resample in compare)
+    c = np.asarray(consensus, dtype=float)
+    r = float((x - x.mean()) @ (c - c.mean())) if np.ptp(c) > 0 and np.ptp(x) > 0 else float("nan")
     if not math.isnan(r) and r != 0:
         sign = 1 if r > 0 else -1
     else:
