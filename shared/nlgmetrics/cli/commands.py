@@ -71,10 +71,8 @@ def _human(row: files.Row, key: str, path: str) -> float:
     return number
 
 
-def cmd_meta_eval(args: argparse.Namespace) -> int:
-    cls = scorer_class(args.metric)
-    config = config_from_args(cls, args)
-    path = args.data
+def _check_meta_eval_args(cls: Any, config: Any, args: argparse.Namespace) -> None:
+    """Usage errors of meta-eval, before anything loads."""
     try:  # e.g. SAM's base='given' needs per-segment base scores, which meta-eval cannot give
         cls.check_extra_names(config, (), CLI_SYNTAX)
     except ValueError as err:
@@ -89,6 +87,13 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
         raise CLIError(f"--permutations must be a positive number, got {args.permutations}")
     if args.limit is not None and args.limit < 1:
         raise CLIError(f"--limit must be a positive number of rows, got {args.limit} (leave it out to score every row)")
+
+
+def cmd_meta_eval(args: argparse.Namespace) -> int:
+    cls = scorer_class(args.metric)
+    config = config_from_args(cls, args)
+    path = args.data
+    _check_meta_eval_args(cls, config, args)
     try:
         rows: List[files.Row] = []
         for row in files.iter_jsonl(path):
