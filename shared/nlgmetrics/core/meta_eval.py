@@ -23,6 +23,11 @@ from . import stats
 from .pairwise import item_grouped_correlation, pairwise_accuracy, soft_pairwise_accuracy, tie_calibrated_accuracy
 
 
+def _rows(keep: Sequence[int], *columns: Sequence[Any]) -> List[List[Any]]:
+    """The rows ``keep`` of each column, in that order."""
+    return [[column[k] for k in keep] for column in columns]
+
+
 def _ci(statistic: Callable[..., float], arrays: Sequence[Sequence[Any]], bootstrap: int, seed: int
         ) -> Optional[List[float]]:
     if not bootstrap:
@@ -70,9 +75,7 @@ def meta_evaluate(scores: Sequence[float], human: Sequence[float], systems: Opti
         out["segment"][method] = {"value": fn(scores, human), "ci95": _ci(fn, (scores, human), bootstrap, seed)}
     kept = [k for k, s in enumerate(systems) if s is not None]
     if kept:
-        sys_scores = [scores[k] for k in kept]
-        sys_human = [human[k] for k in kept]
-        sys_names = [systems[k] for k in kept]
+        sys_scores, sys_human, sys_names = _rows(kept, scores, human, systems)
         for method in stats.CORRELATIONS:
             def sys_corr(m: Any, h: Any, s: Any, _method: str = method) -> float:
                 return stats.system_correlation(m, h, s, _method)
@@ -90,9 +93,7 @@ def meta_evaluate(scores: Sequence[float], human: Sequence[float], systems: Opti
                 "n_items": int(metric_matrix.shape[1]), "permutations": permutations}
     rows = [k for k, i in enumerate(items) if i is not None]
     if rows:
-        m = [scores[k] for k in rows]
-        h = [human[k] for k in rows]
-        g = [items[k] for k in rows]
+        m, h, g = _rows(rows, scores, human, items)
         for method in stats.CORRELATIONS:
             value, used = item_grouped_correlation(m, h, g, method)
             out["item"][method] = {"value": value, "n_items": used}
