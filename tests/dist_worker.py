@@ -42,11 +42,10 @@ def main(spec_path: str, out_path: str) -> None:
         payload["result"] = result.to_dict()
     except ValueError as err:  # a refused run: every rank reports it
         payload["error"] = str(err)
-    if dist.get_rank() == 0:
-        json.dump(payload, open(out_path, "w"))
-    else:  # every rank got the same result
-        json.dump(payload, open(out_path + f".rank{dist.get_rank()}", "w"))
-    dist.destroy_process_group()
+    # every rank got the same result; rank 0 writes OUT, the others OUT.rankN
+    with open(out_path if rank == 0 else f"{out_path}.rank{rank}", "w") as out:
+        json.dump(payload, out)
+    distributed.shutdown_distributed()  # barrier first: a rank leaving early aborts the other
 
 
 if __name__ == "__main__":
