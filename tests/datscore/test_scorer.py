@@ -4,6 +4,7 @@ hand, the small-corpus fallback, fixed weights, sharding, caching, modes and bad
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -248,6 +249,12 @@ def test_bad_input_gives_finite_scores_and_truncation_warns(tiny_m2m100):
     with pytest.warns(UserWarning, match="truncated"):
         long = make(tiny_m2m100, max_length=8).score(["the cat " * 50], ["the cat sat"], ["le chat " * 50])
     assert math.isfinite(long.scores[0])
+    assert long.details[0]["truncated"] is True  # the model's subword cut is flagged like the budget's
+    with warnings.catch_warnings():  # a short segment beside a cut one: only the cut one is flagged
+        warnings.simplefilter("ignore")
+        pair = make(tiny_m2m100, max_length=8).score(["the cat " * 50, "a cat"], ["the cat sat", "a cat"],
+                                                     ["le chat", "un chat"])
+    assert pair.details[0]["truncated"] is True and "truncated" not in pair.details[1]
 
 
 def test_option_and_input_errors(tiny_m2m100):

@@ -101,7 +101,8 @@ class DATScore(Scorer):
             texts["trans2"] = (lm.translate(refs, t, self.trans2_lang, beam_size=c.beam_size,
                                             max_new_tokens=c.max_new_tokens, desc="translating references"),
                                self.trans2_lang)
-        seqs = {role: lm.sequences(values, lang) for role, (values, lang) in texts.items()}
+        cut: set[int] = set()  # segments with a text (or translation) cut to max_length tokens
+        seqs = {role: lm.sequences(values, lang, cut) for role, (values, lang) in texts.items()}
         n = len(inputs)
         pairs = [(seqs[x][i], seqs[y][i]) for name in names for x, y in [name.split("->")] for i in range(n)]
         token_scores = lm.score_pairs(pairs, desc="scoring directions")
@@ -115,6 +116,8 @@ class DATScore(Scorer):
                     f"in {self.lm.describe().rsplit('/', 1)[-1]}: its activations overflowed that dtype's range; "
                     "score with dtype='fp32'")
             record: Record = {"id": seg_id, "directions": scores}
+            if i in cut:
+                record["truncated"] = True
             if c.return_translations:
                 record["translations"] = {role: texts[role][0][i] for role in ("trans1", "trans2") if role in texts}
             records.append(record)

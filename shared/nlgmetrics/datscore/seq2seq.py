@@ -145,11 +145,12 @@ class Seq2SeqLM:
                              f"choose one of: {', '.join(sorted(self.languages))}")
         return self.languages[lang]
 
-    def sequences(self, texts: Sequence[str], lang: str) -> list[Ids]:
+    def sequences(self, texts: Sequence[str], lang: str, cut: set[int] | None = None) -> list[Ids]:
         """``[__lang__] tokens </s>`` for each text (the same layout serves as encoder input
-        and as decoder labels), truncated to ``max_length`` with a warning. A text is always
-        text: a special token's spelling in it (``</s>``, ``<pad>``, ``__en__``) is split into
-        ordinary pieces, never turned into that control id."""
+        and as decoder labels), truncated to ``max_length`` with a warning (the positions of
+        the cut texts are added to ``cut`` when given). A text is always text: a special
+        token's spelling in it (``</s>``, ``<pad>``, ``__en__``) is split into ordinary
+        pieces, never turned into that control id."""
         lang_id = self.check_language(lang)
         contents = self._content.get_many(
             texts, lambda new: list(tokenize(self.tokenizer, new, add_special_tokens=False,
@@ -157,10 +158,12 @@ class Seq2SeqLM:
         room = self.max_length - 2
         out: list[Ids] = []
         truncated = 0
-        for content in contents:
+        for i, content in enumerate(contents):
             if len(content) > room:
                 truncated += 1
                 content = content[:room]
+                if cut is not None:
+                    cut.add(i)
             out.append((lang_id, *content, self.eos_id))
         if truncated:
             warnings.warn(f"{truncated} of {len(texts)} texts are longer than max_length={self.max_length} "
