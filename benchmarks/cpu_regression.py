@@ -6,8 +6,9 @@ The ratio reported is the median over rounds of (this checkout's seconds / the b
     python benchmarks/cpu_regression.py [--base REV] [--rounds 4]
 
 Cases: DATScore on a tiny random M2M-100 (tests/tiny_models.py; seq2seq batching), SAM with
-the BERTScore base on MiniLM (the encoder + greedy-matching path RoMe and DiscoTK share) and
-RoMe-lite. Both trees run with this venv's packages; the base tree is a ``git archive`` of REV
+the BERTScore base on MiniLM (the encoder + greedy-matching path RoMe and DiscoTK share),
+RoMe-lite, and SAM-BERTScore on one long segment alone (eight WMT sentences joined: the cost
+of a pass's filling copies). Both trees run with this venv's packages; the base tree is a ``git archive`` of REV
 on a temporary directory, put first on ``PYTHONPATH``. Scores must agree (checked).
 """
 from __future__ import annotations
@@ -34,7 +35,8 @@ import nlgmetrics
 spec = json.loads(sys.argv[1])
 scorer = nlgmetrics.load(spec["metric"], quiet=True, **spec["options"])
 args = [spec["predictions"], spec["references"]] + ([spec["sources"]] if spec.get("sources") else [])
-scorer.score(*[a[:2] for a in args])  # warm up: models, caches of other texts
+warm = spec.get("warmup")  # warm up: models, caches of other texts
+scorer.score(*([warm, warm] if warm else [a[:2] for a in args]))
 start = time.perf_counter()
 result = scorer.score(*args)
 print(json.dumps({"seconds": time.perf_counter() - start, "score": result.score, "file": nlgmetrics.__file__}))
@@ -52,6 +54,11 @@ def cases(tiny: str, n: int):
                                "predictions": hyps, "references": refs},
         "rome-lite": {"metric": "rome", "options": {"profile": "lite"},
                       "predictions": hyps[: n // 2], "references": refs[: n // 2]},
+        # one long segment alone (a Space's or a training loop's single call): the encoder's
+        # passes of its width, filled with copies up to batch_size rows before 0.2.0
+        "sam-bertscore-lite-one-long": {"metric": "sam", "options": {"base": "bertscore", "profile": "lite"},
+                                        "predictions": [" ".join(hyps[:8])], "references": [" ".join(refs[:8])],
+                                        "warmup": ["A short text.", "Another short one."]},
     }
 
 

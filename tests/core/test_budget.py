@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from nlgmetrics.core.budget import TOKENS, WORDS, Budget, apply_budget
 from nlgmetrics.core.inputs import validate_inputs
-from nlgmetrics.core.models import MAX_FILL_ROWS, fixed_shape_batches
+from nlgmetrics.core.models import FILL_TOKENS, fixed_shape_batches
 from nlgmetrics.integrations.distributed import score_shard
 from tests.toy_scorers import ToyChrf, ToyConfig
 
@@ -97,7 +97,16 @@ def test_scores_of_inputs_within_the_budget_do_not_change():
 
 
 def test_batches_are_filled_up_to_a_bounded_size_only():
+    # width 8 (5 tokens padded to a multiple of 8): 1024 // 8 = 128 rows at most per pass
     assert list(fixed_shape_batches([0, 1, 2], lambda i: 5, 4, 8, 512)) == [([0, 1, 2], [0, 1, 2, 2], 8)]
-    assert list(fixed_shape_batches([0, 1, 2], lambda i: 5, MAX_FILL_ROWS + 1, 8, 512)) == [([0, 1, 2], [0, 1, 2], 8)]
-    rows = list(fixed_shape_batches([0], lambda i: 5, MAX_FILL_ROWS, 8, 512))[0][1]
-    assert len(rows) == MAX_FILL_ROWS
+    rows = list(fixed_shape_batches([0], lambda i: 5, 1024, 8, 512))[0][1]
+    assert len(rows) == FILL_TOKENS // 8 == 128  # not the batch size
+    # one 500-token text (width 504) with batch_size 32: two rows of 504 tokens, not 32
+    assert list(fixed_shape_batches([7], lambda i: 500, 32, 8, 512)) == [([7], [7, 7], 504)]
+    # 10 items of width 256 with batch_size 32: passes of 4 rows, only the last one filled
+    passes = list(fixed_shape_batches(list(range(10)), lambda i: 250, 32, 8, 512))
+    assert [len(rows) for _, rows, _ in passes] == [4, 4, 4] and sum(len(c) for c, _, _ in passes) == 10
+    assert passes[-1][1][2:] == [passes[-1][0][-1]] * 2
+    # widths apart: one pass shape per width, whatever else is in the call
+    mixed = list(fixed_shape_batches([0, 1], lambda i: (5, 300)[i], 32, 8, 512))
+    assert [(len(r), w) for _, r, w in mixed] == [(3, 304), (32, 8)]

@@ -286,19 +286,30 @@ def bucket_by_width(items: Sequence, widths: Callable[[Any], Any], batch_size: i
     return out
 
 
-#: the largest batch filled up to its size with copies (see :func:`fixed_shape_batches`)
-MAX_FILL_ROWS = 256
+#: tokens (rows x padded width) of one forward pass on fixed shapes: a pass of width ``w`` has
+#: ``min(batch_size, FILL_TOKENS // w)`` rows (at least one), see :func:`fixed_shape_batches`
+FILL_TOKENS = 1024
+
+
+def pass_rows(width: int, batch_size: int) -> int:
+    """Rows of every fixed-shape pass of padded ``width``: a function of the width and the batch
+    size only, at most ``batch_size`` and at most :data:`FILL_TOKENS` tokens (one row at least)."""
+    return max(1, min(batch_size, FILL_TOKENS // max(1, width)))
 
 
 def fixed_shape_batches(items: Sequence, lengths: Callable[[Any], int], batch_size: int, multiple: int,
                         max_length: int) -> Iterator[Tuple[List, List, int]]:
     """``(chunk, rows, width)`` for a batch-independent forward pass: ``chunk`` holds items of
-    one padded width, ``rows`` is ``chunk`` filled up to ``batch_size`` with copies of its last
-    item (BLAS picks kernels by matrix size, so the row count changes the rounding too: about
-    6e-8 on a CoLA head), and ``width`` the length to pad every row to. The filling stops at
-    :data:`MAX_FILL_ROWS`: a larger batch size fills nothing (its scores may then differ in the
-    last digits with the batch's composition), so one short text never costs thousands of rows."""
+    one padded ``width``, ``rows`` is ``chunk`` filled with copies of its last item up to
+    :func:`pass_rows` rows, so that every pass of a width has one shape whatever else is scored
+    (BLAS picks kernels by matrix size, so the row count changes the rounding too: about 6e-8 on
+    a CoLA head). Only the last pass of each width is filled, and a pass holds at most
+    :data:`FILL_TOKENS` tokens: the copies cost less than one such pass per width, never
+    ``batch_size`` rows of a long text (one 500-token text is one row, not 32)."""
     width = lambda item: padded_width(lengths(item), multiple, max_length)  # noqa: E731
-    fill = batch_size if batch_size <= MAX_FILL_ROWS else 0
-    for chunk in bucket_by_width(items, width, batch_size, lengths):
-        yield chunk, list(chunk) + [chunk[-1]] * max(0, fill - len(chunk)), width(chunk[0])
+    for bucket in bucket_by_width(items, width, max(1, len(items)), lengths):
+        w = width(bucket[0])
+        r = pass_rows(w, batch_size)
+        for start in range(0, len(bucket), r):
+            chunk = list(bucket[start:start + r])
+            yield chunk, chunk + [chunk[-1]] * (r - len(chunk)), w
