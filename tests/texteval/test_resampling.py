@@ -80,3 +80,19 @@ def test_bad_positions_and_swaps_are_clear_errors():
         resample(np.array([0, 1]))
     with pytest.raises(ValueError, match="pooled as baseline"):
         resample.swap_differences(np.zeros((2, 5), dtype=bool))  # 24 records pool 12 + 12
+
+
+def test_counts_that_are_not_whole_numbers_still_give_the_generic_differences():
+    # halved counts (as a hand-edited records file could hold) leave float32's exact range: float64
+    scorer = load(approach="scaling")
+    base, system = (scorer.score_segments(scorer.validate(out, MULTI)) for out in (SYS_A, SYS_B))
+
+    def halved(rec):
+        return {**rec, "counts": {k: v / 2 for k, v in rec["counts"].items()},
+                "reference_counts": [{k: v / 2 for k, v in c.items()} for c in rec["reference_counts"]]}
+
+    pooled = [halved(r) for r in base + system]
+    fast = paired_randomization(scorer.resampler(pooled), len(REFS), 4, seed=5)
+    generic = paired_randomization(reduce_each(scorer, pooled), len(REFS), 4, seed=5)
+    np.testing.assert_allclose(fast, generic, rtol=1e-9, atol=1e-12)
+    assert np.ptp(fast) > 0

@@ -41,12 +41,18 @@ def document_scores(docs: np.ndarray, kind: str, approach: str) -> np.ndarray:
         return 0.0 - distance_rows(docs[:, 0], docs[:, 1:].sum(axis=1), kind)
     if m < 3:  # a scale of fewer than 3 texts puts every text at 0
         return np.zeros(rows)
+    # a document the same in every row (the references under randomisation) is rated once
+    same = [bool((docs[:, i] == docs[:1, i]).all()) for i in range(m)]
+
+    def distance(a: np.ndarray, b: np.ndarray, both_same: bool) -> np.ndarray:
+        return np.repeat(distance_rows(a[:1], b[:1], kind), rows) if both_same else distance_rows(a, b, kind)
+
     distances = np.zeros((rows, m, m))
     for i in range(m):
         for j in range(i + 1, m):
-            distances[:, i, j] = distances[:, j, i] = distance_rows(docs[:, i], docs[:, j], kind)
+            distances[:, i, j] = distances[:, j, i] = distance(docs[:, i], docs[:, j], same[i] and same[j])
     total = docs.sum(axis=1)
-    consensus = np.column_stack([-distance_rows(docs[:, i], total - docs[:, i], kind) for i in range(m)])
+    consensus = np.column_stack([-distance(docs[:, i], total - docs[:, i], all(same)) for i in range(m)])
     x = classical_mds_1d_rows(distances)
     x = np.where(np.abs(x) < 1e-12 * np.maximum(1.0, np.abs(x).max(axis=1, keepdims=True)), 0.0, x)
     # oriented as analysis.scale: by the sign of the covariance with the consensus, else so
@@ -102,10 +108,15 @@ class DocumentResampler:
         base, system = self.counts[:n], self.counts[n:]
         delta = base - system
         live = np.flatnonzero((delta != 0).any(axis=0))
+        delta = delta[:, live]
+        # whole counts whose every partial sum stays under 2**24 add exactly in float32 (half the work)
+        exact32 = bool((delta == np.round(delta)).all()) and n * float(np.abs(delta).max(initial=0.0)) < 2**24
+        dtype = np.float32 if exact32 else np.float64
+        delta = delta.astype(dtype)
         step = max(1, BLOCK_VALUES // max(n, 1))
         out = np.empty(len(swaps))
         for start in range(0, len(swaps), step):
-            shift = swaps[start:start + step].astype(float) @ delta[:, live]
+            shift = (swaps[start:start + step].astype(dtype) @ delta).astype(float)
             sides = np.repeat(np.stack([system.sum(axis=0), base.sum(axis=0)])[:, None], len(shift), axis=1)
             sides[0][:, live] += shift
             sides[1][:, live] -= shift
