@@ -14,7 +14,7 @@ For each metric, in one process: (1) scoring, each system's segments scored once
 (2) the paired bootstrap (1,000 resamples, every resample re-running the metric's own corpus
 reduction on the records) and (3) paired approximate randomisation (10,000 trials per system
 against the baseline), each timed apart (CPU time of the process, building the resamplers
-included), then ``compare_records`` with the bootstrap only, whose resampled scores must equal
+included; an untimed full garbage collection before each), then ``compare_records`` with the bootstrap only, whose resampled scores must equal
 (2)'s. The metric is loaded and warmed on 8 segments first, untimed. The result: seconds and
 each test's cost as a percentage of scoring, the systems' corpus scores, and the machine's
 1-minute load average before and after (the machine is shared: compare ratios within a run).
@@ -24,6 +24,7 @@ each test's cost as a percentage of scoring, the systems' corpus scores, and the
 from __future__ import annotations
 
 import argparse
+import gc
 import gzip
 import json
 import os
@@ -77,23 +78,30 @@ def cpu() -> float:
     return time.process_time()
 
 
+def start_clock() -> float:
+    """:func:`cpu` after an untimed full garbage collection, so that no timed block pays for
+    the heap the ones before it left (scoring three metrics leaves a large one)."""
+    gc.collect()
+    return cpu()
+
+
 def measure(name: str, options: Dict[str, Any], refs: List[str], second: List[str], outputs: List[List[str]],
             resamples: int, trials: int) -> Dict[str, Any]:
     scorer = nlgmetrics.load(name, quiet=True, **options)
     refs_in: Any = [list(pair) for pair in zip(refs, second)] if name == "texteval" else refs
     scorer.score(outputs[0][:8], refs_in[:8])  # load and warm
-    start = cpu()
+    start = start_clock()
     records = [scorer.score_segments(scorer.validate(out, refs_in)) for out in outputs]
     scoring = cpu() - start
     n = len(refs)
-    start = cpu()
+    start = start_clock()
     samples = paired_bootstrap([scorer.resampler(r) for r in records], n, resamples)
     bootstrap = cpu() - start
-    start = cpu()
+    start = start_clock()
     for k in range(1, len(records)):
         paired_randomization(scorer.resampler(records[0] + records[k]), n, trials)
     randomization = cpu() - start
-    start = cpu()
+    start = start_clock()
     result = compare_records(scorer, records, resamples=resamples, trials=0)
     compare_bs = cpu() - start
     assert np.allclose(result.samples, samples, equal_nan=True)
