@@ -228,3 +228,58 @@ def _pearson_numpy(a: np.ndarray, b: np.ndarray) -> float:
     da, db = a - a.mean(), b - b.mean()
     denom = math.sqrt(float(da @ da) * float(db @ db))
     return float("nan") if denom == 0.0 else max(-1.0, min(1.0, float(da @ db) / denom))
+
+
+# -- the same statistics over many rows at once (significance tests' resamples) --------------------
+def g2_rows(counts_a: np.ndarray, counts_b: np.ndarray) -> np.ndarray:
+    """:func:`g2` of each pair of rows of two ``rows x k`` count matrices, cell by cell the
+    same arithmetic (only the order of the final sum may differ, in the last bits)."""
+    a, b = np.asarray(counts_a, dtype=float), np.asarray(counts_b, dtype=float)
+    if a.shape != b.shape or a.ndim != 2:
+        raise ValueError(f"need two count matrices of equal shape (rows x k), got {a.shape} and {b.shape}")
+    if (a < 0).any() or (b < 0).any():
+        raise ValueError("counts must be non-negative")
+    column = a + b
+    total = column.sum(axis=1, keepdims=True)
+    empty = total[:, 0] == 0  # an empty table's G2 is 0
+    total[empty] = 1.0
+    value = 2.0 * (_g2_side(a, column, total) + _g2_side(b, column, total))
+    return np.where(empty, 0.0, np.maximum(value, 0.0))
+
+
+def _g2_side(observed: np.ndarray, column: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """One row of each 2 x k table's sum of O ln(O/E), E = row sum x column sum / total;
+    zero cells contribute 0 (their E may be 0)."""
+    expected = observed.sum(axis=1, keepdims=True) * column / total
+    ratio = np.divide(observed, expected, out=np.ones_like(observed), where=observed > 0)
+    return (observed * np.log(ratio)).sum(axis=1)
+
+
+def g2_neg_log_p_rows(g2_values: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """:func:`g2_neg_log_p` of each (G2, df) pair; the far tail (p under 1e-300) by the
+    scalar function's continued fraction."""
+    g, k = np.asarray(g2_values, dtype=float), np.asarray(df)
+    out = np.zeros(g.shape)
+    live = (k >= 1) & (g > 0)
+    q = np.where(live, gammaincc(np.maximum(k, 1) / 2.0, np.maximum(g, 0.0) / 2.0), 1.0)
+    easy = live & (q > 1e-300)
+    out[easy] = -np.log(q[easy]) + 0.0
+    for i in zip(*np.nonzero(live & ~easy)):
+        out[i] = -_log_chi2_sf_tail(float(g[i]), int(k[i]))
+    return out
+
+
+def classical_mds_1d_rows(distances: np.ndarray) -> np.ndarray:
+    """The coordinates of :func:`classical_mds_1d` for each of a stack of ``n x n`` distance
+    matrices (``rows x n x n``), at once; no r2."""
+    d = np.asarray(distances, dtype=float)
+    if d.ndim != 3 or d.shape[1] != d.shape[2]:
+        raise ValueError(f"distances must be a stack of square matrices (rows x n x n), got {d.shape}")
+    n = d.shape[1]
+    if n < 2:
+        return np.zeros(d.shape[:2])
+    j = np.eye(n) - np.ones((n, n)) / n
+    b = -0.5 * j @ (d ** 2) @ j
+    vals, vecs = np.linalg.eigh((b + np.swapaxes(b, 1, 2)) / 2)
+    lam = np.maximum(vals[:, -1], 0.0)
+    return np.sqrt(lam)[:, None] * vecs[:, :, -1]

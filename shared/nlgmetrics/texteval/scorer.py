@@ -18,6 +18,7 @@ from . import analysis
 from .analysis import SetRanking, StandardSet
 from .config import CLASS_LEXICON, TextEvalConfig
 from .features import ngram_counts, tag_symbols, word_symbols
+from .resampling import DocumentResampler
 
 
 class TextEval(Scorer):
@@ -199,38 +200,11 @@ class TextEval(Scorer):
     def resampler(self, records: list[Record]) -> Resampler:
         """``corpus="mean"``: the mean of the segment scores. ``corpus="document"``: each
         resample's documents summed from the recorded counts (as :meth:`_document`, a segment
-        drawn twice counted twice) and rated afresh, scaling included."""
+        drawn twice counted twice) and rated afresh, scaling included, a block of resamples
+        at once (:class:`~nlgmetrics.texteval.resampling.DocumentResampler`)."""
         if self.config.corpus == "mean":
             return mean_resampler([r["score"] for r in records])
-        from scipy import sparse
-
-        vocab: dict[str, int] = {}
-        slots = max(len(r["reference_counts"]) for r in records)
-
-        def table(rows: list[Mapping[str, float]]) -> Any:
-            cells = [(i, vocab.setdefault(k, len(vocab)), v) for i, c in enumerate(rows) for k, v in c.items()]
-            i, j, v = zip(*cells) if cells else ((), (), ())
-            return i, j, v
-
-        parts = [table([r["counts"] for r in records])]
-        parts += [table([r["reference_counts"][s] if s < len(r["reference_counts"]) else {} for r in records])
-                  for s in range(slots)]
-        keys = list(vocab)
-        shape = (len(records), max(len(vocab), 1))
-        matrices = [sparse.csr_matrix((v, (i, j)), shape=shape).T.tocsr() for i, j, v in parts]
-
-        def counts(vector: np.ndarray) -> Mapping[str, float]:
-            return {keys[k]: float(vector[k]) for k in np.flatnonzero(vector)}
-
-        def run(positions: np.ndarray) -> np.ndarray:
-            out = np.empty(len(positions))
-            for k, row in enumerate(positions):
-                w = np.bincount(row, minlength=len(records)).astype(float)
-                docs = [counts(m @ w) for m in matrices]
-                out[k] = float(self._standard_set(docs[1:]).rate(docs[0])["score"])
-            return out
-
-        return run
+        return DocumentResampler(records, self.config.distance, self.config.approach)
 
     def _document(self, records: list[Record]) -> dict[str, Any]:
         """Rate the concatenated predictions against the concatenated references."""
