@@ -50,6 +50,37 @@ def test_asiya_normalisation_rule():
     assert asiya_normalize([0.0, 0.0]).tolist() == [0.0, 0.0]
 
 
+def test_normalised_means_of_many_resamples_are_column_by_column():
+    from nlgmetrics.discotk.combine import NormalizedMeans
+
+    rng = np.random.default_rng(4)
+    matrix = rng.normal(0.3, 0.5, size=(9, 5))  # 9 segments x 5 features
+    matrix[:, 0] = 0.0  # an all-zero column
+    matrix[:, 1] = -0.25  # a constant negative column
+    matrix[:, 2] = np.abs(matrix[:, 2])  # min >= 0: s / max
+    matrix[3, 4] = matrix[6, 4]  # ties
+    positions = np.vstack([rng.integers(0, 9, size=(40, 9)), np.full((1, 9), 3), np.arange(9)[None]])
+    want = [np.column_stack([asiya_normalize(col) for col in matrix[row].T]).mean() for row in positions]
+    np.testing.assert_allclose(NormalizedMeans(matrix)(positions), want, rtol=1e-12, atol=1e-15)
+    # the by-hand case: segments 0 and 1 drawn as (0, 0, 1) on one feature [0.5, -1.0]:
+    # min -1 < 0, so (s + 1) / (0.5 + 1): means (1.5 + 1.5 + 0) / 3 / 1.5 = 2/3
+    assert NormalizedMeans(np.array([[0.5], [-1.0]]))(np.array([[0, 0, 1]]))[0] == pytest.approx(2 / 3)
+    assert NormalizedMeans(matrix)(np.zeros((0, 9), dtype=int)).shape == (0,)
+    # approximate randomisation on pooled records (baseline 0..8, system 9..17): each trial's
+    # difference equals normalising both sides' rows column by column
+    system = np.clip(matrix + rng.normal(0, 0.2, size=matrix.shape), -0.3, None)
+    pooled = NormalizedMeans(np.vstack([matrix, system]))
+    swaps = rng.random((30, 9)) < 0.5
+    swaps[0], swaps[1] = False, True  # nothing swapped; everything swapped
+    base = np.arange(9)
+    sides = [(np.where(row, base, base + 9), np.where(row, base + 9, base)) for row in swaps]
+    by_rows = [pooled(side[None])[0] - pooled(other[None])[0] for side, other in sides]
+    np.testing.assert_allclose(pooled.swap_differences(swaps), by_rows, rtol=1e-12, atol=1e-15)
+    want_none = (np.column_stack([asiya_normalize(c) for c in system.T]).mean()
+                 - np.column_stack([asiya_normalize(c) for c in matrix.T]).mean())
+    assert pooled.swap_differences(swaps[:2]) == pytest.approx([want_none, -want_none], abs=1e-12)
+
+
 def test_identical_texts_score_one(light):
     result = light.score([REF], [REF])
     assert result.scores == [pytest.approx(1.0)]

@@ -23,7 +23,16 @@ from ..core.budget import TOKENS, Budget
 from ..core.cache import LRUCache
 from ..core.progress import progress
 from ..core.result import MetricResult
-from .combine import PairwiseModel, asiya_normalize, fit_pairwise, has_shipped, shipped_model, sigmoid, weights_key
+from .combine import (
+    NormalizedMeans,
+    PairwiseModel,
+    asiya_normalize,
+    fit_pairwise,
+    has_shipped,
+    shipped_model,
+    sigmoid,
+    weights_key,
+)
 from .config import MAX_CHARS, MAX_EDUS, MAX_RST_TOKENS, DiscoTKConfig
 from .members import (
     EXTRA_MEMBERS,
@@ -292,13 +301,7 @@ class DiscoTK(Scorer):
         if self.config.normalization != "per-test-set":
             return mean_resampler(matrix.mean(axis=1))
 
-        def run(positions: np.ndarray) -> np.ndarray:
-            out = np.empty(len(positions))
-            for k, row in enumerate(positions):
-                out[k] = float(np.column_stack([asiya_normalize(col) for col in matrix[row].T]).mean())
-            return out
-
-        return run
+        return NormalizedMeans(matrix)
 
     def signature_facts(self) -> Dict[str, Any]:
         cfg = self.config
