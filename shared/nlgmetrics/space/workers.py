@@ -6,7 +6,12 @@ Space closes (or the interpreter exits; they are daemons). A request takes an id
 sends it (options, inputs, limits) and gets back the :class:`MetricResult` and the warnings
 the package issued there; the worker builds its scorers with the page's factory (by default
 :func:`nlgmetrics.load`, which keeps one scorer per configuration). Past the time limit the
-worker is ended and replaced, and the request stops with the limits' message."""
+worker is ended and replaced, and the request stops with the limits' message.
+
+A request scores alone for its first :data:`PREEMPT_SECONDS`: workers whose requests have
+been scoring longer than that are paused (``SIGSTOP``) meanwhile and then continue, so a normal
+request keeps its speed beside a heavy one even when the machine has no core to spare (other
+processes, one core); a heavy request loses at most that much time to each newer request."""
 from __future__ import annotations
 
 import atexit
@@ -17,6 +22,7 @@ import pickle
 import queue
 import signal
 import threading
+import time
 import warnings
 from multiprocessing.connection import wait
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
@@ -31,6 +37,8 @@ _SPAWN = multiprocessing.get_context("spawn")
 Warm = Tuple[Dict[str, Any], Dict[str, Any]]
 #: seconds a worker has to end on its own before it is terminated
 STOP_SECONDS = 5.0
+#: a request's first seconds of scoring, during which the longer-running requests are paused
+PREEMPT_SECONDS = 2.0
 
 
 class WorkersFailed(RuntimeError):
@@ -130,6 +138,14 @@ class _Worker:
                                 f"{self.process.exitcode}); scoring in the server's process instead")
         raise RuntimeError("the scoring process ended unexpectedly (out of memory?); try fewer or shorter segments")
 
+    def signal(self, number: int) -> None:
+        """Send ``number`` (``SIGSTOP``/``SIGCONT``) to the process, if it is still there."""
+        try:
+            if self.process.pid is not None and self.process.is_alive():
+                os.kill(self.process.pid, number)
+        except (ProcessLookupError, PermissionError):
+            pass
+
     def stop(self, wait_seconds: float = STOP_SECONDS) -> None:
         """End the process: asked first when ``wait_seconds``, then terminated, then killed."""
         if wait_seconds > 0:
@@ -138,6 +154,7 @@ class _Worker:
             except (OSError, ValueError):
                 pass
             self.process.join(wait_seconds)
+        self.signal(signal.SIGCONT)  # a paused process would not end on SIGTERM
         for end in (self.process.terminate, self.process.kill):
             if not self.process.is_alive():
                 break
@@ -162,6 +179,9 @@ class WorkerPool:
         self.workers: List[_Worker] = []
         self.idle: "queue.Queue[_Worker]" = queue.Queue()
         self.lock = threading.Lock()
+        #: busy workers: when their request started scoring; paused ones: by how many requests
+        self.scoring: Dict[_Worker, float] = {}
+        self.paused: Dict[_Worker, int] = {}
 
     @property
     def running(self) -> bool:
@@ -213,6 +233,28 @@ class WorkerPool:
                 if not self.running:
                     raise RuntimeError("the Space is shutting down; try again in a moment") from None
 
+    def _receive_first(self, worker: _Worker, seconds: float) -> Optional[Tuple[Any, ...]]:
+        """The reply within ``seconds`` of scoring, the requests running for longer than
+        :data:`PREEMPT_SECONDS` paused during this one's first :data:`PREEMPT_SECONDS`."""
+        start = time.monotonic()
+        with self.lock:
+            older = [w for w, t in self.scoring.items() if start - t >= PREEMPT_SECONDS]
+            self.scoring[worker] = start
+            for other in older:
+                self.paused[other] = self.paused.get(other, 0) + 1
+                if self.paused[other] == 1:
+                    other.signal(signal.SIGSTOP)
+        try:
+            reply = worker.receive(min(PREEMPT_SECONDS, seconds))
+        finally:
+            with self.lock:
+                for other in older:
+                    self.paused[other] -= 1
+                    if self.paused[other] == 0:
+                        del self.paused[other]
+                        other.signal(signal.SIGCONT)
+        return reply if reply is not None else worker.receive(max(0.0, start + seconds - time.monotonic()))
+
     def score(self, options: Mapping[str, Any], inputs: Dict[str, Any],
               limits: Limits) -> Tuple[MetricResult, List[Warning_]]:
         """The request scored by an idle worker within ``limits`` (the time counted from when
@@ -227,12 +269,14 @@ class WorkerPool:
             reply = worker.receive(None, worker.started)
             if reply is not None and reply[0] == "start":
                 worker.started = True
-                reply = worker.receive(limits.seconds)
+                reply = self._receive_first(worker, limits.seconds)
             if reply is None:
                 total = worker.progress[1] or len(inputs["predictions"])
                 raise TimeoutError(timeout_message(limits.seconds, worker.progress[0], total))
             healthy = True
         finally:
+            with self.lock:
+                self.scoring.pop(worker, None)
             self._release(worker, healthy)
         if reply[0] == "error":
             raise reply[1]
