@@ -5,11 +5,16 @@ setting, and uploads read within a size bound.
 
 On the CPU, a launched Space scores each request in a worker process of its own
 (:mod:`.workers`: ``concurrency`` processes, started with the server and ended with it), so a
-heavy request occupies one process and one core while a normal one runs at full speed in
-another (in threads of the server's process the heavy request's pure-Python work shared the
-interpreter lock with the normal one and with gradio's event loop: on DiscoTK a normal request
-that took ~0.2 s alone took ~0.6 s beside a heavy one). Past the time limit the worker is ended
-and replaced, so the limit holds even inside one long segment. On a GPU (``serialize``), or on
+heavy request occupies one process while a normal one runs at full speed in another, and a
+newer request scores its first seconds with the longer-running ones paused. In threads of the
+server's process the heavy request's pure-Python work shared the interpreter lock with the
+normal one and with gradio's event loop: with the procedure of
+``tests/spaces/test_limits.py`` (DiscoTK-party, a normal request of 0.28-0.34 s alone beside 24
+worst-case segments, three runs each on a 2-core machine shared with other jobs) the normal
+request took 2.0-2.3x its time alone in threads, 1.8-2.0x in worker processes without the
+pause, 1.0-1.2x with it. Past the time limit the worker is ended and replaced, so the limit
+holds even inside one long segment. The page's reading, reference points and drawings still
+use a scorer in the server's process (a copy of the models there too). On a GPU (``serialize``), or on
 ZeroGPU, requests are scored in the server's process (the models are not copied per process):
 the models' lock is taken per chunk of segments, so a normal request waits for one chunk of a
 heavy one, not for all of it; the time limit is checked between chunks.
