@@ -162,3 +162,31 @@ def test_the_workers_start_with_the_launch_and_end_with_the_close():
     demo.close()
     assert demo.calls == [("launch", {"server_name": "127.0.0.1"}), ("close", {})]
     assert not pool.running and not any(p.is_alive() for p in processes)
+
+
+def toy_here_only(**options):
+    """The toy scorer in the test's process; a worker process ends at once."""
+    import multiprocessing
+
+    if multiprocessing.parent_process() is not None:
+        os._exit(3)
+    return make_toy(**options)
+
+
+def test_a_page_whose_workers_cannot_start_scores_in_its_own_process(monkeypatch):
+    import nlgmetrics
+    from nlgmetrics import space as ui
+    from tests.spaces.test_space_parts import _handler, _toy_spec
+
+    monkeypatch.setitem(nlgmetrics.REGISTRY, "toy", ("toy_scorers", "ToyChrf"))
+    demo = ui.build_space(_toy_spec(), scorer_factory=toy_here_only, preload=False)
+    page = _handler(demo, "score").__self__
+    assert page.workers is not None and not page.workers.running  # started by the launch only
+    page.workers.start()
+    try:
+        message, score, *_ = _handler(demo, "score")("the cat sat", "the cat", "", 1.0)
+        expected = make_toy(scale=1.0).score(["the cat sat"], ["the cat"])
+        assert f'data-value="{expected.score!r}"' in score and "nlgm-error" not in message
+        assert not page.workers.running  # closed: the page scores here from now on
+    finally:
+        page.workers.close()

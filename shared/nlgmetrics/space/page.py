@@ -262,12 +262,13 @@ class _Page:
         return self.pool.options({**dict(zip(self.names, values)), **self.spec.fixed_options}, self.runtime)
 
     def warm_up(self) -> Optional[Tuple[Dict[str, Any], Dict[str, Any]]]:
-        """What a worker process scores first: the settings' initial options and the first
-        example (``None`` when they are refused)."""
+        """What a worker process scores first: the settings' initial options and three short
+        lines of its own (not an example: the caches it fills would keep the example's
+        warnings from the first visitor); ``None`` when they are refused."""
+        lines = "The first warm-up line.\nA second one, a little longer than the first.\nAnd a third."
         try:
-            first = self.spec.examples[0] if self.spec.examples else {"predictions": "a", "references": "a"}
-            inputs = example_inputs(self.cls, first.get("predictions"), first.get("references"),
-                                    first.get("sources"), self.spec.reference_set)
+            inputs = example_inputs(self.cls, lines, lines, lines if self.cls.sources_mode != "none" else None,
+                                    self.spec.reference_set)
             return self.current_options([getattr(c, "value", DEFAULT) for c in self.settings]), inputs
         except ValueError:
             return None

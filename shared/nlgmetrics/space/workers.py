@@ -66,9 +66,9 @@ def _portable(err: BaseException) -> BaseException:
 
 def _serve(conn: Any, factory: Callable[..., Any], threads: int, progress: Any) -> None:
     """A worker's loop: ``("warm", options, inputs)`` builds a scorer and scores ``inputs``
-    (no reply); ``("score", options,
-    inputs, limits)`` answers ``("start",)`` once its scorer is built, then ``("done", result,
-    warnings)`` or ``("error", exception)``; ``None`` or a closed pipe ends it."""
+    (no reply); ``("score", options, inputs, limits)`` answers ``("start",)`` once its scorer
+    is built, then ``("done", result, warnings)`` or ``("error", exception)``; ``None`` or a
+    closed pipe ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which ends its workers
     try:
         import torch
@@ -116,14 +116,12 @@ class _Worker:
                                       name="nlgmetrics-space-worker")
         self.process.start()
         child.close()
-        #: whether it has started a request (one that ends before then could not start at all)
-        self.started = False
         if warm is not None:
             self.conn.send(("warm",) + warm)
 
     def receive(self, timeout: Optional[float], started: bool = True) -> Optional[Tuple[Any, ...]]:
         """The worker's next reply; ``None`` after ``timeout`` seconds; ``RuntimeError`` when
-        the process has ended (:class:`WorkersFailed` before it ever ``started`` a request)."""
+        the process has ended (:class:`WorkersFailed` when no worker has ``started`` a request)."""
         ready = wait([self.conn, self.process.sentinel], timeout)
         if not ready:
             return None
@@ -182,6 +180,8 @@ class WorkerPool:
         #: busy workers: when their request started scoring; paused ones: by how many requests
         self.scoring: Dict[_Worker, float] = {}
         self.paused: Dict[_Worker, int] = {}
+        #: whether a worker has started a request (if none has when one ends, they cannot start)
+        self.started = False
 
     @property
     def running(self) -> bool:
@@ -266,9 +266,9 @@ class WorkerPool:
         try:
             worker.progress[0], worker.progress[1] = 0, 0
             worker.conn.send(("score", dict(options), inputs, dataclasses.replace(limits, serialize=False)))
-            reply = worker.receive(None, worker.started)
+            reply = worker.receive(None, self.started)
             if reply is not None and reply[0] == "start":
-                worker.started = True
+                self.started = True
                 reply = self._receive_first(worker, limits.seconds)
             if reply is None:
                 total = worker.progress[1] or len(inputs["predictions"])
