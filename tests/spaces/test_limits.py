@@ -1,7 +1,7 @@
 """A Space's limits per request (space/limits.py): caps checked first, a time limit with a
-clear message, the models shared chunk by chunk so that a heavy request does not hold a
-normal one (the issue: a normal DiscoTK request waited 36 s and 205 s behind a heavy one),
-uploads bounded once decompressed."""
+clear message, requests scored in worker processes on the CPU (space/workers.py) so that a
+heavy request does not hold a normal one (the issue: a normal DiscoTK request waited 36 s and
+205 s behind a heavy one), uploads bounded once decompressed."""
 from __future__ import annotations
 
 import socket
@@ -101,10 +101,11 @@ def test_a_heavy_request_does_not_hold_a_normal_one():
         client.predict(*normal(2), api_name="/score")
         together = time.perf_counter() - start
         assert heavy.is_alive()  # it was still running while the normal one was served
-        # within twice its time alone, plus a second of slack: a normal request here takes ~0.2 s,
-        # where thread switching on a loaded two-core machine is not negligible (the issue's
-        # normal request waited 36 s; behind a lock taken per segment it waited ~3.5 s)
-        assert together <= 2 * alone + 1.0, (alone, together)
+        # within twice its time alone: the heavy request is scored in its own worker process,
+        # paused while the normal one scores its first seconds (in threads of the server's
+        # process it took ~2-3x, the interpreter lock shared; the issue's normal request waited
+        # 36 s; behind a lock taken per segment it waited ~3.5 s)
+        assert together <= 2 * alone, (alone, together)
         heavy.join(timeout=300)
     finally:
         demo.close()

@@ -1,15 +1,28 @@
 """A Space's limits per request, so that one heavy request cannot hold the server or the other
 visitors: a cap on segments and total characters (checked before anything is scored), a time
-limit (checked between chunks of segments; over it the request stops with a clear message),
-gradio's queue with a concurrency setting, and uploads read within a size bound. On the CPU,
-requests are scored side by side (the core's caches, parsers and tokenizers have their own
-locks), so a normal request shares the processor with a heavy one instead of waiting for it;
-on a GPU (``serialize``) the models' lock is taken per chunk of segments, so a normal request
-waits for one chunk of a heavy one, not for all of it.
+limit (over it the request stops with a clear message), gradio's queue with a concurrency
+setting, and uploads read within a size bound.
+
+On the CPU, a launched Space scores each request in a worker process of its own
+(:mod:`.workers`: ``concurrency`` processes, started with the server and ended with it), so a
+heavy request occupies one process while a normal one runs at full speed in another, and a
+newer request scores its first seconds with the longer-running ones paused. In threads of the
+server's process the heavy request's pure-Python work shared the interpreter lock with the
+normal one and with gradio's event loop: with the procedure of
+``tests/spaces/test_limits.py`` (DiscoTK-party, a normal request of 0.28-0.34 s alone beside 24
+worst-case segments, three runs each on a 2-core machine shared with other jobs) the normal
+request took 2.0-2.3x its time alone in threads, 1.8-2.0x in worker processes without the
+pause, 1.0-1.2x with it. Past the time limit the worker is ended and replaced, so the limit
+holds even inside one long segment. The page's reading, reference points and drawings still
+use a scorer in the server's process (a copy of the models there too). On a GPU (``serialize``), or on
+ZeroGPU, requests are scored in the server's process (the models are not copied per process):
+the models' lock is taken per chunk of segments, so a normal request waits for one chunk of a
+heavy one, not for all of it; the time limit is checked between chunks.
 
 The Space's owner may change the numbers with environment variables (never the page):
 ``NLGMETRICS_SPACE_MAX_SEGMENTS``, ``NLGMETRICS_SPACE_MAX_CHARS``, ``NLGMETRICS_SPACE_SECONDS``,
-``NLGMETRICS_SPACE_CONCURRENCY``.
+``NLGMETRICS_SPACE_CONCURRENCY``; ``NLGMETRICS_SPACE_PROCESSES=0`` scores in the server's
+process on the CPU too (side by side in threads; less memory: one copy of the models).
 """
 from __future__ import annotations
 
@@ -18,7 +31,7 @@ import os
 import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 from nlgmetrics.core import files
 from nlgmetrics.core.result import MetricResult
@@ -38,11 +51,23 @@ def _env_int(name: str, default: int) -> int:
         return default
 
 
+def _env_flag(name: str, default: bool) -> bool:
+    value = os.environ.get(name, "").strip().lower()
+    return default if not value else value not in ("0", "false", "no", "off")
+
+
+def timeout_message(seconds: float, done: int, total: int) -> str:
+    """What a request stopped by the time limit says."""
+    return (f"the request took more than {seconds} s and was stopped after {done:,} of {total:,} segments; "
+            "score fewer or shorter segments here, or use the Python package or the CLI")
+
+
 @dataclass(frozen=True)
 class Limits:
     """One request's bounds: ``segments``, total ``chars`` of its texts, ``seconds`` of scoring,
     ``upload_bytes`` of an uploaded file once decompressed (``line_bytes`` per line), and how
-    many requests run at once (``concurrency``)."""
+    many requests run at once (``concurrency``); on the CPU, whether they are scored in worker
+    processes (``processes``, :mod:`.workers`)."""
 
     segments: int = 5000
     chars: int = 2_000_000
@@ -52,6 +77,8 @@ class Limits:
     concurrency: int = 2
     #: score under the models' lock (chunk by chunk): for models on a GPU
     serialize: bool = False
+    #: on the CPU, score in worker processes once the Space is launched (not when ``serialize``)
+    processes: bool = True
 
     @classmethod
     def from_env(cls, serialize: bool = False) -> "Limits":
@@ -59,7 +86,8 @@ class Limits:
         return cls(_env_int("NLGMETRICS_SPACE_MAX_SEGMENTS", base.segments),
                    _env_int("NLGMETRICS_SPACE_MAX_CHARS", base.chars),
                    _env_int("NLGMETRICS_SPACE_SECONDS", base.seconds), base.upload_bytes, base.line_bytes,
-                   _env_int("NLGMETRICS_SPACE_CONCURRENCY", base.concurrency), serialize)
+                   _env_int("NLGMETRICS_SPACE_CONCURRENCY", base.concurrency), serialize,
+                   _env_flag("NLGMETRICS_SPACE_PROCESSES", base.processes))
 
     def describe(self) -> str:
         """The line the page shows."""
@@ -85,11 +113,12 @@ class Limits:
         """Read uploads within :attr:`upload_bytes` and :attr:`line_bytes`."""
         return files.limits(self.upload_bytes, self.line_bytes)
 
-    def score(self, scorer: Any, inputs: Dict[str, Any], lock: Any) -> MetricResult:
+    def score(self, scorer: Any, inputs: Dict[str, Any], lock: Any,
+              progress: Optional[Callable[[int, int], None]] = None) -> MetricResult:
         """``scorer.score`` of the request within the limits: checked first, scored
         :data:`CHUNK` segments at a time (under ``lock``, released between chunks, when
         :attr:`serialize`), stopped with ``TimeoutError`` once :attr:`seconds` have passed; the
-        same result as one call."""
+        same result as one call. ``progress(done, total)`` is called before each chunk."""
         self.check(inputs)
         start = time.monotonic()
         lock = lock if self.serialize else contextlib.nullcontext()
@@ -99,10 +128,10 @@ class Limits:
             raise ValueError("predictions is empty; give at least one segment")
         records: List[Dict[str, Any]] = []
         for k in range(0, len(valid), CHUNK):
+            if progress is not None:
+                progress(k, len(valid))
             if time.monotonic() - start > self.seconds:
-                raise TimeoutError(f"the request took more than {self.seconds} s and was stopped after "
-                                   f"{k:,} of {len(valid):,} segments; score fewer or shorter segments here, "
-                                   "or use the Python package or the CLI")
+                raise TimeoutError(timeout_message(self.seconds, k, len(valid)))
             with lock:
                 records += scorer.segment_records(valid.subset(valid.ids[k:k + CHUNK]))
             time.sleep(HANDOFF_SECONDS)
@@ -112,5 +141,6 @@ class Limits:
 
 def queued(demo: Any, limits: Limits) -> Any:
     """``demo`` with gradio's queue: ``limits.concurrency`` requests run at once (a heavy one
-    does not hold the others: they share the models chunk by chunk)."""
+    does not hold the others: on the CPU each is scored in its own worker process, on a GPU
+    they share the models chunk by chunk)."""
     return demo.queue(default_concurrency_limit=limits.concurrency)

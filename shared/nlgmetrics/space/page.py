@@ -38,6 +38,7 @@ from .report import (
 )
 from .runtime import Runtime, default_profile, detect_runtime, on_gpu
 from .settings import DEFAULT, Factory, ScorerPool, Setting, build_settings, setting_choices
+from .workers import WorkerPool, WorkersFailed, picklable, serve_in_processes
 
 #: the gradio version the Spaces are written for (their README's ``sdk_version``)
 GRADIO_SDK_VERSION = "6.31.0"
@@ -169,6 +170,10 @@ class _Page:
         self.cls = self.pool.cls
         self.runtime = detect_runtime(spec.gpu_dtypes)
         self.limits = Limits.from_env(serialize=self.runtime.device != "cpu")
+        in_processes = self.limits.processes and not self.limits.serialize and not self.runtime.zero_gpu
+        #: on the CPU, once launched, requests are scored in worker processes (:mod:`.limits`)
+        self.workers = WorkerPool(self.pool.factory, self.limits.concurrency) \
+            if in_processes and picklable(self.pool.factory) else None
         self.initial = dict(options or {})
         if "profile" in self.cls.Config.names() and "profile" not in self.initial:
             self.initial["profile"] = default_profile(list(self.cls.Config.spec("profile").choices or ()))
@@ -195,7 +200,8 @@ class _Page:
                 self.settings_column()
             self.preload(preload)
             self.connect()
-        return queued(demo, self.limits)
+        demo = queued(demo, self.limits)
+        return demo if self.workers is None else serve_in_processes(demo, self.workers, self.warm_up)
 
     def words(self, text: str) -> str:
         return page_words(text, self.spec.noun)
@@ -255,6 +261,18 @@ class _Page:
     def current_options(self, values: Sequence[Any]) -> Dict[str, Any]:
         return self.pool.options({**dict(zip(self.names, values)), **self.spec.fixed_options}, self.runtime)
 
+    def warm_up(self) -> Optional[Tuple[Dict[str, Any], Dict[str, Any]]]:
+        """What a worker process scores first: the settings' initial options and three short
+        lines of its own (not an example: the caches it fills would keep the example's
+        warnings from the first visitor); ``None`` when they are refused."""
+        lines = "The first warm-up line.\nA second one, a little longer than the first.\nAnd a third."
+        try:
+            inputs = example_inputs(self.cls, lines, lines, lines if self.cls.sources_mode != "none" else None,
+                                    self.spec.reference_set)
+            return self.current_options([getattr(c, "value", DEFAULT) for c in self.settings]), inputs
+        except ValueError:
+            return None
+
     def preload(self, preload: bool) -> None:
         """Load the initial configuration's models now; a failure (offline, say) shows under
         the Score button, where the visitor looks, until a score succeeds."""
@@ -270,13 +288,22 @@ class _Page:
             self.message.value = message_html(
                 f"The models of the initial settings could not be loaded: {explain_error(error)}", "warning", "startup")
 
-    def scored(self, scorer: Any, key: Any, inputs: Dict[str, Any]) -> Tuple[MetricResult, str, str]:
+    def scored(self, scorer: Any, chosen: Dict[str, Any], inputs: Dict[str, Any]) -> Tuple[MetricResult, str, str]:
+        """Scored in a worker process once the Space runs them, else with ``scorer`` here; the
+        reading, its reference points and the warnings use ``scorer``."""
         spec = self.spec
-        result, issued = score_capturing(scorer, inputs, self.pool.lock, self.limits)
+        scored = None
+        if self.workers is not None and self.workers.running:
+            try:
+                scored = self.workers.score(chosen, inputs, self.limits)
+            except WorkersFailed as err:  # they cannot start: score here from now on
+                print(f"nlgmetrics Space: {err}", flush=True)
+                self.workers.close()
+        result, issued = scored or score_capturing(scorer, inputs, self.pool.lock, self.limits)
         reading = spec.reading(scorer)
         with self.pool.lock, warnings.catch_warnings():  # the reference points' own warnings are not the user's
             warnings.simplefilter("ignore")
-            measured = self.anchors.measure(key, scorer, reading.anchors)
+            measured = self.anchors.measure(repr(sorted(chosen.items())), scorer, reading.anchors)
         box = reading_html(reading, measured, reading.anchors)
         found = [(k, self.words(text)) for k, text in all_warnings(spec, scorer, result, inputs, issued)]
         return result, warnings_html(found), score_html(result, inputs["predictions"], spec.note(result), box)
@@ -290,7 +317,7 @@ class _Page:
                                     texts.get("sources"), self.spec.reference_set)
             chosen = self.current_options(values[n_text:])
             scorer = self.pool.get(chosen)
-            result, warned, shown = self.scored(scorer, repr(sorted(chosen.items())), inputs)
+            result, warned, shown = self.scored(scorer, chosen, inputs)
             with self.pool.lock:
                 drawn = list(self.spec.explain(scorer, result, inputs))
         except Exception as err:  # noqa: BLE001 - every failure becomes a message in the page
@@ -308,7 +335,7 @@ class _Page:
                 inputs = read_batch(path, self.cls)
             chosen = self.current_options(values)
             scorer = self.pool.get(chosen)
-            result, warned, shown = self.scored(scorer, repr(sorted(chosen.items())), inputs)
+            result, warned, shown = self.scored(scorer, chosen, inputs)
             files = write_batch(result, inputs)
         except Exception as err:  # noqa: BLE001
             traceback.print_exc()
