@@ -1,6 +1,6 @@
 """Scoring in worker processes, for a Space on the CPU (:mod:`.limits` says why): a pool of
 ``size`` processes (``spawn``: never a fork of a server that has loaded torch), started when
-the Space is launched, each warmed up (its scorer built, the page's first example scored, so
+the Space is launched, each warmed up (its scorer built, three short lines of its own scored, so
 that the lazily loaded resources are there for the first visitor) and ended when the
 Space closes (or the interpreter exits; they are daemons). A request takes an idle worker,
 sends it (options, inputs, limits) and gets back the :class:`MetricResult` and the warnings
