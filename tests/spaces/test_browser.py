@@ -124,7 +124,17 @@ def served(tiny_m2m100):
             options = dict(CASES[name]["options"])
             if name == "datscore":
                 options["model"] = tiny_m2m100
-            demo = load_app(ROOT / "spaces" / name / "app.py").build_demo(options=options)
+            # one worker process per Space (the default is two): the pages are driven one
+            # request at a time, and five Spaces' workers all load their models at launch
+            saved = os.environ.get("NLGMETRICS_SPACE_CONCURRENCY")
+            os.environ["NLGMETRICS_SPACE_CONCURRENCY"] = "1"
+            try:
+                demo = load_app(ROOT / "spaces" / name / "app.py").build_demo(options=options)
+            finally:
+                if saved is None:
+                    del os.environ["NLGMETRICS_SPACE_CONCURRENCY"]
+                else:
+                    os.environ["NLGMETRICS_SPACE_CONCURRENCY"] = saved
             port = _free_port()
             demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
                         ssr_mode=False)

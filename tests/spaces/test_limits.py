@@ -5,6 +5,7 @@ heavy request does not hold a normal one (the issue: a normal DiscoTK request wa
 from __future__ import annotations
 
 import socket
+import statistics
 import threading
 import time
 import zlib
@@ -87,20 +88,21 @@ def test_a_heavy_request_does_not_hold_a_normal_one():
             return (f"He stayed home {k} times because it rained, although he wanted to go out.",
                     f"Because it rained {k} times, he stayed at home, although he wanted to go out.", "party")
 
-        client.predict(*normal(0), api_name="/score")  # warm-up: models, the reading's anchors
-        start = time.perf_counter()
-        client.predict(*normal(1), api_name="/score")
-        alone = time.perf_counter() - start
+        def timed(k):
+            start = time.perf_counter()
+            client.predict(*normal(k), api_name="/score")
+            return time.perf_counter() - start
+
+        timed(0)  # warm-up: models, the reading's anchors
+        alone = statistics.median(timed(k) for k in (1, 2, 3))  # medians: one stray pause is not the answer
         worst = " ".join(["x"] * MAX_TOKENS)  # the kernels' worst case at the cap, 24 segments
         heavy = threading.Thread(target=lambda: client_module.Client(f"http://127.0.0.1:{port}/", verbose=False)
                                  .predict("\n".join([worst] * 24), "\n".join([worst] * 24), "party",
                                           api_name="/score"))
         heavy.start()
         time.sleep(3)  # the heavy request is being scored
-        start = time.perf_counter()
-        client.predict(*normal(2), api_name="/score")
-        together = time.perf_counter() - start
-        assert heavy.is_alive()  # it was still running while the normal one was served
+        together = statistics.median(timed(k) for k in (4, 5, 6))
+        assert heavy.is_alive()  # it was still running while the normal ones were served
         # within twice its time alone: the heavy request is scored in its own worker process,
         # paused while the normal one scores its first seconds (in threads of the server's
         # process it took ~2-3x, the interpreter lock shared; the issue's normal request waited
