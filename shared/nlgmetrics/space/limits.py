@@ -8,11 +8,10 @@ On the CPU, a launched Space scores each request in a worker process of its own
 heavy request occupies one process while a normal one runs at full speed in another, and a
 newer request scores its first seconds with the longer-running ones paused. In threads of the
 server's process the heavy request's pure-Python work shared the interpreter lock with the
-normal one and with gradio's event loop: with the procedure of
-``tests/spaces/test_limits.py`` (DiscoTK-party, a normal request of 0.28-0.34 s alone beside 24
-worst-case segments, three runs each on a 2-core machine shared with other jobs) the normal
-request took 2.0-2.3x its time alone in threads, 1.8-2.0x in worker processes without the
-pause, 1.0-1.2x with it. Past the time limit the worker is ended and replaced, so the limit
+normal one and with gradio's event loop. ``benchmarks/space_concurrency.py`` (DiscoTK-party, a
+normal request alone and beside 24 worst-case segments, 3 rounds per mode in fresh processes,
+2 cores): 5.7x its time alone in threads, 1.02x in worker processes (0.33 s; the round trip
+to a worker adds about 0.1 s to a request alone). Past the time limit the worker is ended and replaced, so the limit
 holds even inside one long segment. The page's reading, reference points and drawings still
 use a scorer in the server's process (a copy of the models there too). On a GPU (``serialize``), or on
 ZeroGPU, requests are scored in the server's process (the models are not copied per process):
