@@ -29,7 +29,11 @@ SLOW = ("tests/spaces/test_browser.py", "tests/core/test_memory.py", "tests/core
         "tests/discotk/test_rst_formats.py::test_too_deep_rst_trees", "tests/benchmarks/test_streaming.py::test_streamed",
         "tests/discotk/test_robustness.py::test_no_process_wide", "tests/integrations/test_evaluate_plumbing.py::test_evaluate_load",
         "tests/integrations/test_evaluate_plumbing.py::test_cli_score_json", "tests/core/test_doctests.py::test_wrapper_examples",
-        "tests/integrations/test_transformers_hook.py::test_compute_metrics_in_seq2seq_trainer")
+        "tests/integrations/test_transformers_hook.py::test_compute_metrics_in_seq2seq_trainer",
+        # the Space's worker processes (spawned, 5-18 s each); the first worker test stays in the loop
+        "tests/spaces/test_workers.py::test_a_request_past", "tests/spaces/test_workers.py::test_a_newer_request",
+        "tests/spaces/test_workers.py::test_a_worker_that_cannot", "tests/spaces/test_workers.py::test_the_workers_start",
+        "tests/spaces/test_workers.py::test_a_page_whose")
 
 
 def pytest_collection_modifyitems(config, items):
