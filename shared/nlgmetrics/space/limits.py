@@ -133,7 +133,8 @@ class Limits:
                 raise TimeoutError(timeout_message(self.seconds, k, len(valid)))
             with lock:
                 records += scorer.segment_records(valid.subset(valid.ids[k:k + CHUNK]))
-            time.sleep(HANDOFF_SECONDS)
+            if self.serialize:  # only a lock handed on needs the pause
+                time.sleep(HANDOFF_SECONDS)
         with lock:
             return scorer.reduce(records)
 
