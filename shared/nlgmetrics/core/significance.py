@@ -76,6 +76,14 @@ def mean_resampler(values: Union[Sequence[float], np.ndarray]) -> Resampler:
     return run
 
 
+def draw_counts(positions: np.ndarray, size: int) -> np.ndarray:
+    """How often each resample (a row of ``positions``) draws each of ``size`` records:
+    resamples x ``size`` integer counts."""
+    rows = len(positions)
+    flat = (np.asarray(positions) + np.arange(rows)[:, None] * size).ravel()
+    return np.bincount(flat, minlength=rows * size).reshape(rows, size)
+
+
 def _rows_per_chunk(n: int) -> int:
     return max(1, CHUNK_VALUES // max(n, 1))
 

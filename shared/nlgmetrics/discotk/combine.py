@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, Mapping, Sequence, Tuple, Union
 import numpy as np
 
 from ..core.resources import data_path
+from ..core.significance import draw_counts
 
 WEIGHTS_FILE = "discotk_weights.json"
 
@@ -79,8 +80,7 @@ class NormalizedMeans:
         step = max(1, COUNTED_VALUES // n)
         if rows > step:  # a block of counts at a time
             return np.concatenate([self(positions[k:k + step]) for k in range(0, rows, step)])
-        flat = (np.arange(rows)[:, None] * n + positions).ravel()
-        counts = np.bincount(flat, minlength=rows * n).reshape(rows, n)
+        counts = draw_counts(positions, n)
         means = (counts.astype(float) @ self.matrix) / m
         return self._scores(means, lambda active, record: counts[active, record] > 0)
 

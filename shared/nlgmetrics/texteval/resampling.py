@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.significance import draw_counts
 from ..core.stats import classical_mds_1d_rows, g2_neg_log_p_rows, g2_rows
 
 #: how many weights one block of resamples holds at most (8 MB)
@@ -88,10 +89,8 @@ class DocumentResampler:
 
     def documents(self, positions: np.ndarray) -> np.ndarray:
         """Each resample's documents (resamples x documents x features)."""
-        rows, size = len(positions), len(self.counts)
-        flat = (positions + np.arange(rows)[:, None] * size).ravel()
-        weights = np.bincount(flat, minlength=rows * size).reshape(rows, size).astype(float)
-        return (weights @ self.counts).reshape(rows, *self.shape)
+        weights = draw_counts(positions, len(self.counts)).astype(float)
+        return (weights @ self.counts).reshape(len(positions), *self.shape)
 
     def swap_differences(self, swaps: np.ndarray) -> np.ndarray:
         """Approximate randomisation's differences with these records the pooled
