@@ -242,9 +242,7 @@ def iter_jsonl(path: PathLike, label: Optional[str] = None) -> Iterator[Row]:
             row = json.loads(line)
         except json.JSONDecodeError as err:
             raise InputFileError(f"{name}, line {lineno}: not valid JSON ({err.msg}, column {err.colno})") from None
-        if not isinstance(row, dict):
-            raise InputFileError(f"{name}, line {lineno}: expected a JSON object {{...}}, got {type(row).__name__}")
-        yield lineno, row
+        yield lineno, _json_object(row, f"{name}, line {lineno}")
 
 
 def _read_json_list(path: PathLike, label: Optional[str]) -> List[Row]:
@@ -256,10 +254,14 @@ def _read_json_list(path: PathLike, label: Optional[str]) -> List[Row]:
         raise InputFileError(f"{name}, line {err.lineno}: not valid JSON ({err.msg})") from None
     if not isinstance(rows, list):
         raise InputFileError(f"{name}: a .json file must hold a list of objects [{{...}}, ...]")
-    for i, row in enumerate(rows):
-        if not isinstance(row, dict):
-            raise InputFileError(f"{name}, item {i + 1}: expected a JSON object {{...}}, got {type(row).__name__}")
-    return [(i + 1, row) for i, row in enumerate(rows)]
+    return [(i + 1, _json_object(row, f"{name}, item {i + 1}")) for i, row in enumerate(rows)]
+
+
+def _json_object(row: Any, where: str) -> Dict[str, Any]:
+    """``row`` when it is a JSON object, else ``InputFileError`` saying so at ``where``."""
+    if not isinstance(row, dict):
+        raise InputFileError(f"{where}: expected a JSON object {{...}}, got {type(row).__name__}")
+    return row
 
 
 def iter_csv(path: PathLike, delimiter: str = ",", label: Optional[str] = None, missing: Optional[str] = "") -> Iterator[Row]:
