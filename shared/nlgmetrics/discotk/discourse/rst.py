@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Tuple
 
+from nlgmetrics.core.budget import TOKENS
 from nlgmetrics.discotk.discourse.relations import coarse_relation
 from nlgmetrics.discotk.discourse.tree import DiscourseTree
 
@@ -124,7 +125,6 @@ def looks_like_rst(text: str) -> bool:
 
 
 _EDU = re.compile(r"_!(.*?)!_", re.DOTALL)
-_EDU_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
 def rst_size(text: str) -> Tuple[int, int]:
@@ -134,7 +134,7 @@ def rst_size(text: str) -> Tuple[int, int]:
     edus = tokens = 0
     for match in _EDU.finditer(text):
         edus += 1
-        tokens += sum(1 for _ in _EDU_TOKEN.finditer(match.group(1)))
+        tokens += sum(1 for _ in TOKENS.finditer(match.group(1)))
     return edus, tokens
 
 
