@@ -6,6 +6,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# hypothesis keeps no example database: by default it writes .hypothesis/ into the working
+# directory, and no test writes into the checkout
+settings.register_profile("nlgmetrics", database=None)
+settings.load_profile("nlgmetrics")
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / "shared" / "tools"  # scripts that rebuild shipped data (not installed): import training.<name>
