@@ -2,14 +2,18 @@
 to the Hugging Face Hub (a Space repository that ``evaluate.load("<namespace>/<name>")`` and
 the Space runner both accept)::
 
-    python -m nlgmetrics.publish                      # dry run: build + check ./hub/<name>/
-    python -m nlgmetrics.publish --out /tmp/hub rome  # one metric, elsewhere
-    python -m nlgmetrics.publish --push                # to nlgmetrics/<name> (--namespace to change)
+    python shared/tools/publish.py                      # dry run: build + check ./hub/<name>/
+    python shared/tools/publish.py --out /tmp/hub rome  # one metric, elsewhere
+    python shared/tools/publish.py --push               # to nlgmetrics/<name> (--namespace to change)
+    python shared/tools/publish.py --write-requirements # regenerate the requirements.txt files
 
 Each folder holds ``<name>.py`` (the evaluate module), ``app.py`` (the Space),
 ``README.md`` (the metric card with the Space's YAML merged into its header: sdk,
 sdk_version, app_file, suggested_hardware, tags, ...; the Space's own text appended),
 ``requirements.txt`` (both lists, one line per package) and ``screenshot.png``.
+
+Every ``requirements.txt`` of ``metrics/`` and ``spaces/`` is generated (:func:`requirements`):
+its nlgmetrics line carries the package version and the extra the metric's profiles need.
 
 The dry run (the default) checks every folder: ``evaluate.load(folder)`` loads the module
 and the app file imports and builds its ``gr.Blocks`` (without loading models). ``--push``
@@ -82,6 +86,38 @@ def merge_cards(card: str, space: str) -> str:
     header = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=100).strip()
     body = card_body.rstrip() + ("\n\n" + space_body.strip() if space_body.strip() else "")
     return f"---\n{header}\n---\n\n{body.strip()}\n"
+
+
+_SPACE_NOTE = ("# nlgmetrics is not on PyPI yet: `python shared/tools/publish.py --wheel-dir DIR` copies the\n"
+               "# wheel built by `python -m build --outdir DIR` beside app.py, and pip installs it from there.\n")
+
+
+def requirements(name: str, kind: str) -> str:
+    """The generated ``requirements.txt`` of metric ``name``'s evaluate module (``kind``
+    "module": ``nlgmetrics[extra]==VERSION``) or Space (``"space"``: the wheel of this
+    version, with the extra). The extra is ``lite`` when one of the metric's profiles needs
+    it (its ``FACTS``)."""
+    from nlgmetrics.core.facts import facts_of
+
+    extras = sorted({need.extra for need in facts_of(nlgmetrics.scorer_class(name)).needs} - {""})
+    extra = f"[{','.join(extras)}]" if extras else ""
+    version = nlgmetrics.__version__
+    if kind == "module":
+        return f"nlgmetrics{extra}=={version}\n"
+    if kind == "space":
+        return f"{_SPACE_NOTE}./nlgmetrics-{version}-py3-none-any.whl{extra}\n"
+    raise ValueError(f"kind must be 'module' or 'space', not {kind!r}")
+
+
+def write_requirements(root: Path) -> list[Path]:
+    """Write every generated ``requirements.txt`` under the checkout ``root``."""
+    written = []
+    for name in nlgmetrics.REGISTRY:
+        for kind, folder in (("module", root / "metrics" / name), ("space", root / "spaces" / name)):
+            path = folder / "requirements.txt"
+            path.write_text(requirements(name, kind), encoding="utf-8")
+            written.append(path)
+    return written
 
 
 def merge_requirements(*texts: str) -> str:
@@ -192,7 +228,7 @@ def push(folder: Path, repo_id: str, private: bool = False) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m nlgmetrics.publish", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python shared/tools/publish.py", description=__doc__.split("\n")[0])
     parser.add_argument("metrics", nargs="*", help="metrics to assemble (default: all)")
     parser.add_argument("--out", default="hub", help="output folder (default: ./hub)")
     parser.add_argument("--spaces", help="folder of the Spaces (default: spaces/ of the checkout)")
@@ -204,7 +240,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                              f"evaluate.load('{HUB_OWNER}/<metric>') resolves, also offline after "
                              "nlgmetrics install-evaluate)")
     parser.add_argument("--private", action="store_true", help="create private Spaces")
+    parser.add_argument("--write-requirements", action="store_true",
+                        help="regenerate metrics/*/requirements.txt and spaces/*/requirements.txt from the version, then stop")
     args = parser.parse_args(argv)
+    if args.write_requirements:
+        for path in write_requirements(source_root()):
+            print(path)
+        return 0
 
     names = args.metrics or nlgmetrics.list_metrics()
     unknown = sorted(set(names) - set(nlgmetrics.REGISTRY))

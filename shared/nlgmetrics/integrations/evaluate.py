@@ -206,6 +206,9 @@ class Metric(evaluate.Metric):
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Add one prediction and its reference(s), checked and normalised as in
         :meth:`add_batch`."""
+        # evaluate.combine(...).add passes the plural column names as keywords
+        prediction = kwargs.pop("predictions") if prediction is None and "predictions" in kwargs else prediction
+        reference = kwargs.pop("references") if reference is None and "references" in kwargs else reference
         cls = nlgmetrics.scorer_class(self.metric_name)
         given = {"predictions": prediction, "references": reference, "sources": kwargs.get("sources")}
         self._check_missing(given, "{one} is None; pass an empty string for an empty text")
@@ -262,11 +265,65 @@ class Metric(evaluate.Metric):
 
     def _compute(self, predictions: Any, references: Any = None, sources: Any = None,
                  return_details: bool = False, **kwargs: Any) -> dict[str, Any]:
+        # the signature evaluate and its harness read is generated per metric (__init_subclass__):
+        # each option of the Config by name; anything else is refused here, as Python would
+        accepted = self.__class__.accepted_keywords()
+        unknown = sorted(k for k in kwargs if k not in accepted)
+        if unknown:
+            raise TypeError(f"_compute() got an unexpected keyword argument {unknown[0]!r}")
+        kwargs = {k: v for k, v in kwargs.items() if v is not PRESET}
         if kwargs.get("quiet") is None and getattr(self, "load_quiet", None) is not None:
             kwargs["quiet"] = self.load_quiet
         return compute(self.metric_name, predictions, references, sources, config_options=self.preset,
                        return_details=return_details, **kwargs)
 
+    @classmethod
+    def accepted_keywords(cls) -> frozenset[str]:
+        """The keywords ``_compute`` takes besides the texts and ``return_details``: ``quiet``,
+        the metric's per-segment inputs and every option of its configuration."""
+        scorer = nlgmetrics.scorer_class(cls.metric_name)
+        return frozenset(["quiet", *scorer.extra_inputs, *scorer.Config.names()])
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.metric_name:
+            cls._compute = _with_signature(cls._compute, compute_signature(cls.metric_name))  # type: ignore[method-assign]
+
+
+class _Preset:
+    """The default of every option in ``_compute``'s signature: the loaded configuration's value."""
+
+    def __repr__(self) -> str:
+        return "<preset>"
+
+
+PRESET: Any = _Preset()
+
+
+def compute_signature(name: str) -> inspect.Signature:
+    """``_compute``'s signature for metric ``name``, as evaluate's conventions want it (no
+    ``**kwargs``): the texts, ``return_details``, ``quiet``, the per-segment inputs and each
+    configuration option by name, keyword-only, defaulting to the loaded configuration's value."""
+    scorer = nlgmetrics.scorer_class(name)
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    params = [inspect.Parameter("self", kind), inspect.Parameter("predictions", kind),
+              inspect.Parameter("references", kind, default=None), inspect.Parameter("sources", kind, default=None),
+              inspect.Parameter("return_details", kind, default=False)]
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params.append(inspect.Parameter("quiet", keyword, default=None))
+    params += [inspect.Parameter(extra, keyword, default=None) for extra in scorer.extra_inputs]
+    params += [inspect.Parameter(option, keyword, default=PRESET) for option in scorer.Config.names()]
+    return inspect.Signature(params, return_annotation=dict)
+
+
+def _with_signature(function: Any, signature: inspect.Signature) -> Any:
+    """A copy of ``function`` whose ``inspect.signature`` is ``signature``."""
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return function(*args, **kwargs)
+
+    wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = function.__name__, function.__qualname__, function.__doc__
+    wrapper.__signature__ = signature  # type: ignore[attr-defined]
+    return wrapper
 
 def compute(name: str, predictions: Any, references: Any = None, sources: Any = None, *,
             config_options: Mapping[str, Any] | None = None, return_details: bool = False,
