@@ -65,7 +65,7 @@ def test_doctests_as_evaluates_harness_runs_them(name, monkeypatch):
         try:
             results = doctest.testmod(module, raise_on_error=True)
         except doctest.UnexpectedException as err:
-            raise err.exc_info[1]
+            raise err.exc_info[1] from None
     assert results.failed == 0 and results.attempted > 1
 
 
