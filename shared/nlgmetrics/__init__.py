@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 if TYPE_CHECKING:
+    from nlgmetrics.core.config import MetricConfig
     from nlgmetrics.core.scorer import Scorer
 
     from .core.result import MetricResult
@@ -73,12 +74,16 @@ def scorer_class(name: str) -> Type["Scorer"]:
         raise
 
 
-def load(name: str, *, quiet: Optional[bool] = None, **options: Any) -> "Scorer":
+def load(name: str, config: Optional["MetricConfig"] = None, *, quiet: Optional[bool] = None,
+         **options: Any) -> "Scorer":
     """A scorer for metric ``name``, created once per process and normalised configuration:
     equivalent options (a default spelled out, another order) return the same scorer.
-    ``quiet`` is a run-time switch, not part of the configuration."""
+    ``config`` gives the configuration itself (``nlgmetrics.load("sam", SAMConfig(base="chrf"))``),
+    instead of options. ``quiet`` is a run-time switch, not part of the configuration."""
+    from .core.call import config_of
+
     cls = scorer_class(name)
-    config = cls.Config.from_options(**options)
+    config = config_of(cls, config, options)
     key = (name.lower(), config.key())
     with _LOCK:
         scorer = _SCORERS.get(key)
@@ -93,14 +98,13 @@ def score(name: str, predictions: Any, references: Any = None, sources: Any = No
           **options: Any) -> "MetricResult":
     """Score with metric ``name``: ``nlgmetrics.score("sam", hyps, refs, base="chrf")``. The
     metric's per-segment inputs (``extra_inputs``: SAM's ``base_scores``) go to its ``score``
-    with the texts; every other keyword is a configuration option (the metric may derive one
-    from the inputs given: ``Scorer.call_options``)."""
-    from nlgmetrics.core.scorer import split_extras
+    with the texts; every other keyword is a configuration option (the call is resolved by
+    :func:`nlgmetrics.core.call.resolve`)."""
+    from .core.call import resolve
 
-    cls = scorer_class(name)
-    config_options, extras = split_extras(cls, options)
-    config_options = cls.call_options(config_options, [k for k, v in extras.items() if v is not None])
-    return load(name, **config_options).score(predictions, references, sources, **extras)
+    quiet = options.pop("quiet", None)
+    call = resolve(scorer_class(name), options)
+    return load(name, call.config, quiet=quiet).score(predictions, references, sources, **call.extras)
 
 
 def metric_path(name: str) -> str:
@@ -137,11 +141,11 @@ def compare(metric: str, predictions: Union[Mapping[str, Sequence[str]], Sequenc
     >>> c.systems[1].diff < 0, c.systems[1].p_randomization < 0.01
     (True, True)
     """
-    from .core.scorer import split_extras
+    from .core.call import resolve
     from .core.significance import compare_records
 
-    cls = scorer_class(metric)
-    config_options, extras = split_extras(cls, options)
+    call = resolve(scorer_class(metric), options)
+    extras = call.extras
     if isinstance(predictions, (str, bytes)) or not isinstance(predictions, (Mapping, Sequence)):
         raise ValueError("predictions must map system names to their outputs, or list each system's outputs")
     named = dict(predictions) if isinstance(predictions, Mapping) else {
@@ -149,7 +153,7 @@ def compare(metric: str, predictions: Union[Mapping[str, Sequence[str]], Sequenc
     for name, values in extras.items():
         if not isinstance(values, Sequence) or len(values) != len(named):
             raise ValueError(f"{name} must list one per-segment list per system ({len(named)} systems)")
-    scorer = load(metric, quiet=quiet, **config_options)
+    scorer = load(metric, call.config, quiet=quiet)
     records: Dict[str, List[Any]] = {}
     for k, (name, outputs) in enumerate(named.items()):
         inputs = scorer.validate(outputs, references, sources, **{e: v[k] for e, v in extras.items()})
@@ -174,9 +178,11 @@ def meta_eval(metric: str, predictions: Any, references: Any = None, sources: An
     >>> out["pairwise"]["pairwise_accuracy"]["value"], out["item"]["tie_calibrated_accuracy"]["value"]
     (1.0, 1.0)
     """
+    from .core.call import resolve
     from .core.meta_eval import meta_evaluate
 
-    result = load(metric, quiet=quiet, **options).score(predictions, references, sources)
+    call = resolve(scorer_class(metric), options)
+    result = load(metric, call.config, quiet=quiet).score(predictions, references, sources, **call.extras)
     out = meta_evaluate(result.scores, list(human), systems, items, bootstrap=bootstrap, seed=seed,
                         permutations=permutations)
     return {"metric": metric, "signature": result.signature, **out}

@@ -1,5 +1,7 @@
 """SAM's rule "passing base_scores means base='given'" lives in the scorer
-(``SAM.call_options``): Python, the evaluate module and the command line give the same result."""
+(``SAM.call_options``) and every surface resolves a call through the core's one front door
+(``nlgmetrics.core.call.resolve``): ``score``, ``compare``, ``meta_eval``, the evaluate module
+and the command line give the same result."""
 import json
 
 import pytest
@@ -30,6 +32,11 @@ def test_python_evaluate_and_cli_agree(tmp_path, capsys):
     assert python.signature == from_module["signature"] == from_cli["signature"]
     assert python.scores[1] == pytest.approx(0.5)  # identical texts: the given base unchanged
     assert python.scores[0] < 0.85  # the sentiment flip shrinks the given base
+    # compare: one per-segment list per system (the second system the same as the first)
+    comparison = nlgmetrics.compare("sam", [HYPS, HYPS], REFS, base_scores=[BASES, BASES], resamples=10, trials=10)
+    assert comparison.systems[0].score == pytest.approx(python.score) and comparison.systems[1].diff == 0
+    meta = nlgmetrics.meta_eval("sam", HYPS, REFS, human=[0.1, 0.9], base_scores=BASES, bootstrap=0)
+    assert meta["signature"] == python.signature
 
 
 def test_an_explicit_base_still_refuses_base_scores():

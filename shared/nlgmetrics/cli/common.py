@@ -12,6 +12,7 @@ from typing import IO, Any, List, Optional, Sequence
 
 import nlgmetrics
 from nlgmetrics.cli import options as cli_options
+from nlgmetrics.core.call import resolve
 from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import ArgumentSyntax
 from nlgmetrics.core.result import MetricResult, finite_or_none
@@ -107,9 +108,8 @@ def config_from_args(cls: Any, args: argparse.Namespace) -> MetricConfig:
             flag = f"--{key.replace('_', '-')}"
             raise CLIError(f"option {key} given twice with different values ({flag} and -o {key}=...)")
     extras = [name[len("extra_"):] for name, path in vars(args).items() if name.startswith("extra_") and path]
-    options = cls.call_options({**flags, **pairs}, extras)  # the metric's own rule (SAM: base_scores -> base)
-    try:
-        config = config_cls.from_options(**options)
+    try:  # the core's one front door; the per-segment files are checked with the input files
+        config = resolve(cls, {**flags, **pairs}, extra_names=extras, syntax=CLI_SYNTAX, check_extras=False).config
     except (ValueError, TypeError) as err:
         raise CLIError(str(err)) from None
     check_device(config)
@@ -156,7 +156,7 @@ def load_scorer(name: str, config: MetricConfig, quiet: bool) -> Any:
     from nlgmetrics.core.models import ModelUnavailableError
 
     try:
-        return nlgmetrics.load(name, quiet=quiet, **config.changed())
+        return nlgmetrics.load(name, config, quiet=quiet)
     except InputFileError as err:
         raise CLIError(str(err)) from None
     except (ValueError, FileNotFoundError, OSError, ModelUnavailableError) as err:

@@ -3,9 +3,11 @@ shardable) -> ``reduce_records`` (the corpus steps); input rules are in :mod:`.i
 from __future__ import annotations
 
 import abc
-from typing import Any, Callable, ClassVar, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, ClassVar, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .budget import Budget, apply_budget
+from .call import config_of
+from .call import split as split_extras  # noqa: F401 (the surfaces' name for core.call.split)
 from .config import MetricConfig
 from .facts import HigherIsBetter
 from .inputs import (
@@ -18,14 +20,6 @@ from .inputs import (
 )
 from .result import MetricResult, make_signature
 from .version import __version__
-
-
-def split_extras(cls: Type["Scorer"], kwargs: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
-    """``(options, extras)``: the keyword arguments that are the scorer's declared per-segment
-    inputs (``extra_inputs``, e.g. SAM's ``base_scores``) go to ``score``; the rest are
-    configuration options (an unknown name stays there, for the configuration to refuse)."""
-    options = {k: v for k, v in kwargs.items() if k not in cls.extra_inputs}
-    return options, {k: v for k, v in kwargs.items() if k in cls.extra_inputs}
 
 
 class Scorer(abc.ABC):
@@ -66,13 +60,7 @@ class Scorer(abc.ABC):
                                 "fill score_segments / reduce_records / check_extras instead")
 
     def __init__(self, config: Optional[MetricConfig] = None, *, quiet: bool = False, **options: Any) -> None:
-        if config is None:
-            config = self.Config.from_options(**options)
-        elif options:
-            raise TypeError("give either a configuration or keyword options, not both")
-        elif not isinstance(config, self.Config):
-            raise TypeError(f"{type(self).__name__} takes a {self.Config.__name__}, got {type(config).__name__}")
-        self.config = config
+        self.config = config_of(type(self), config, options)
         self.quiet = quiet
         self.setup()
 

@@ -25,7 +25,7 @@ import evaluate
 import nlgmetrics
 from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import validate_texts
-from nlgmetrics.core.scorer import split_extras
+from nlgmetrics.core.call import Call, resolve, split
 
 TEXT = datasets.Value("string")
 #: the owner under which the publish step puts the modules on the Hub (``nlgmetrics/<name>``)
@@ -156,7 +156,7 @@ class Metric(evaluate.Metric):
         own = {k: v for k, v in kwargs.items() if k in _EVALUATE_INIT}
         options = {k: v for k, v in kwargs.items() if k not in _EVALUATE_INIT}
         self.load_quiet = options.pop("quiet", None)
-        options, extras = split_extras(cls, options)
+        options, extras = split(cls, options)
         if extras:
             raise ValueError(f"{', '.join(sorted(extras))} {'is a' if len(extras) == 1 else 'are'} per-segment "
                              f"input{'s' if len(extras) > 1 else ''}: pass {'it' if len(extras) == 1 else 'them'} "
@@ -225,43 +225,36 @@ class Metric(evaluate.Metric):
         self.check_call(predictions, kwargs)
         return super().compute(predictions=predictions, references=references, **kwargs)
 
-    def call_options(self, options: dict[str, Any], extras: Mapping[str, Any]) -> dict[str, Any]:
-        """The configuration options of one ``compute`` call given its per-segment inputs, as
-        the metric derives them (:meth:`Scorer.call_options`, e.g. SAM's ``base``)."""
-        cls = nlgmetrics.scorer_class(self.metric_name)
-        return cls.call_options(options, [k for k, v in extras.items() if v is not None])
-
-    def checked_config(self, kwargs: Mapping[str, Any]) -> tuple[Any, dict[str, Any], dict[str, Any]]:
-        """The configuration of a ``compute`` call with keyword arguments ``kwargs`` (options on
-        top of the preset, as :meth:`call_options` derives them), checked; and the call's
-        per-segment inputs given as keywords and as columns. ``ValueError`` for a bad option."""
+    def checked_call(self, kwargs: Mapping[str, Any]) -> tuple[Call, dict[str, Any]]:
+        """A ``compute`` call with keyword arguments ``kwargs`` resolved by the core's one front
+        door (:func:`nlgmetrics.core.call.resolve`: options on top of the preset, the metric's
+        rule for per-segment inputs, every option checked), and the call's per-segment inputs
+        given as columns. ``ValueError`` for a bad option."""
         cls = nlgmetrics.scorer_class(self.metric_name)
         columns = set(self._feature_names())
         given = {k: v for k, v in kwargs.items() if k not in columns and k not in ("return_details", "quiet")}
-        options, extras = split_extras(cls, given)
         column_extras = {k: kwargs.get(k) for k in columns if k in cls.extra_inputs}
-        options = self.call_options(options, {**column_extras, **extras})
-        return cls.Config.from_options(**{**self.preset, **options}), extras, column_extras
+        return resolve(cls, given, preset=self.preset, extra_names=list(column_extras)), column_extras
 
     def check_call(self, predictions: Any, kwargs: Mapping[str, Any]) -> None:
         """Options (on top of the preset) and per-segment inputs of a ``compute`` call checked as
         the core will: unknown or bad options, missing or unexpected per-segment inputs, their
-        length and values. ``ValueError`` if not."""
+        length and values. ``ValueError`` if not. The resolved call is kept for ``_compute``
+        (resolved once per call)."""
         cls = nlgmetrics.scorer_class(self.metric_name)
-        config, extras, column_extras = self.checked_config(kwargs)
-        extras = {k: v for k, v in extras.items() if v is not None}
-        cls.check_extra_names(config, [*extras, *column_extras])
+        call, _ = self.checked_call(kwargs)
         added = len(self.writer) if self.writer is not None else 0
         n: int | None = added
         if predictions is not None:  # a bare string is refused later, by add_batch
             n = added + len(predictions) if isinstance(predictions, (list, tuple)) else None
-        for name, values in extras.items():
+        for name, values in call.extras.items():
             if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
                 raise ValueError(f"{name} must be a list of numbers, one per prediction")
             if n is not None and len(values) != n:
                 raise ValueError(f"{name} has {len(values)} items but predictions has {n}")
             for i, value in enumerate(values):
-                cls.check_extra_value(config, name, value, f"{name}[{i}]")
+                cls.check_extra_value(call.config, name, value, f"{name}[{i}]")
+        self._call = call
 
     def _compute(self, predictions: Any, references: Any = None, sources: Any = None,
                  return_details: bool = False, **kwargs: Any) -> dict[str, Any]:
@@ -271,11 +264,22 @@ class Metric(evaluate.Metric):
         unknown = sorted(k for k in kwargs if k not in accepted)
         if unknown:
             raise TypeError(f"_compute() got an unexpected keyword argument {unknown[0]!r}")
-        kwargs = {k: v for k, v in kwargs.items() if v is not PRESET}
-        if kwargs.get("quiet") is None and getattr(self, "load_quiet", None) is not None:
-            kwargs["quiet"] = self.load_quiet
-        return compute(self.metric_name, predictions, references, sources, config_options=self.preset,
-                       return_details=return_details, **kwargs)
+        quiet = kwargs.pop("quiet", None)
+        quiet = getattr(self, "load_quiet", None) if quiet is None else quiet
+        cls = nlgmetrics.scorer_class(self.metric_name)
+        keywords = {k: v for k, v in kwargs.items() if v is not PRESET}
+        call = self.__dict__.pop("_call", None)  # resolved by compute's check_call
+        if call is None:  # _compute called directly
+            call = resolve(cls, keywords, preset=self.preset)
+        extras = {k: list(v) for k, v in keywords.items() if k in cls.extra_inputs and v is not None}
+        scorer = nlgmetrics.load(self.metric_name, call.config, quiet=quiet)
+        result = scorer.score(list(predictions), None if references is None else list(references),
+                              None if sources is None else list(sources), **extras)
+        out: dict[str, Any] = {"score": result.score, "scores": result.scores, "signature": result.signature}
+        if return_details:
+            out["details"] = result.details
+            out["corpus"] = result.corpus
+        return out
 
     @classmethod
     def accepted_keywords(cls) -> frozenset[str]:
@@ -324,29 +328,6 @@ def _with_signature(function: Any, signature: inspect.Signature) -> Any:
     wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = function.__name__, function.__qualname__, function.__doc__
     wrapper.__signature__ = signature  # type: ignore[attr-defined]
     return wrapper
-
-def compute(name: str, predictions: Any, references: Any = None, sources: Any = None, *,
-            config_options: Mapping[str, Any] | None = None, return_details: bool = False,
-            quiet: bool | None = None, **kwargs: Any) -> dict[str, Any]:
-    """Score with the cached core scorer; returns ``score``, ``scores``, ``signature`` (and
-    ``details`` plus ``corpus`` with ``return_details=True``). ``kwargs`` are configuration
-    options, except the scorer's per-segment inputs (``extra_inputs``, e.g. SAM's
-    ``base_scores``), which go to ``score`` beside the texts."""
-    cls = nlgmetrics.scorer_class(name)
-    kwargs, extras = split_extras(cls, kwargs)
-    kwargs = cls.call_options(kwargs, [k for k, v in extras.items() if v is not None])
-    merged = dict(config_options or {})
-    merged.update(kwargs)
-    scorer = nlgmetrics.load(name, quiet=quiet, **merged)
-    extras = {k: (None if v is None else list(v)) for k, v in extras.items()}
-    result = scorer.score(list(predictions), None if references is None else list(references),
-                          None if sources is None else list(sources), **extras)
-    out: dict[str, Any] = {"score": result.score, "scores": result.scores, "signature": result.signature}
-    if return_details:
-        out["details"] = result.details
-        out["corpus"] = result.corpus
-    return out
-
 
 # -- load by name, offline ------------------------------------------------------------------
 def module_names(name: str) -> list[str]:

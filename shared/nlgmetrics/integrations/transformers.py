@@ -60,9 +60,9 @@ def _check_module_options(module: Any, options: dict[str, Any]) -> None:
     checked against its configuration now (as its ``compute`` will), not at the first
     evaluation hours into training."""
     for one in getattr(module, "evaluation_modules", None) or [module]:
-        if getattr(one, "preset", None) is None or not hasattr(one, "checked_config"):
+        if getattr(one, "preset", None) is None or not hasattr(one, "checked_call"):
             continue  # not one of ours: evaluate checks at compute
-        one.checked_config({k: v for k, v in options.items() if k != "sources"})
+        one.checked_call({k: v for k, v in options.items() if k != "sources"})
 
 
 def _combined_scores(combined: Any, kwargs: dict[str, Any]) -> dict[str, float]:

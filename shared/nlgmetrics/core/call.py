@@ -1,0 +1,85 @@
+"""The one front door of a call: (metric class, preset, the caller's keywords) -> the checked
+configuration and the call's per-segment inputs (:func:`resolve`).
+
+Every surface resolves a call here and never splits options itself: ``nlgmetrics.score``,
+``compare`` and ``meta_eval``, the evaluate module, the command line, the records reader, the
+Space and the Trainer hook. The rules, in order:
+
+1. the keywords that are the metric's declared per-segment inputs (``extra_inputs``: SAM's
+   ``base_scores``) are set apart; every other keyword is a configuration option;
+2. the metric derives options from the per-segment inputs given
+   (:meth:`~nlgmetrics.core.scorer.Scorer.call_options`: ``base_scores`` means ``base="given"``
+   unless ``base`` is given);
+3. the caller's options apply on top of the preset (an evaluate configuration, a Space's
+   settings), and the configuration checks them all (an unknown name is an error listing the
+   options);
+4. the configuration says whether it takes those per-segment inputs
+   (:meth:`~nlgmetrics.core.scorer.Scorer.check_extra_names`).
+
+>>> import nlgmetrics
+>>> call = resolve(nlgmetrics.scorer_class("sam"), {"base_scores": [0.5]}, preset={"base": "chrf"})
+>>> call.config.base, sorted(call.extras)
+('given', ['base_scores'])
+>>> resolve(nlgmetrics.scorer_class("sam"), {"colour": "red"})
+Traceback (most recent call last):
+...
+ValueError: unknown option 'colour'; the options are: ...
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Collection, Dict, Mapping, Optional, Type
+
+from .config import MetricConfig
+from .inputs import PYTHON_SYNTAX, ArgumentSyntax
+
+if TYPE_CHECKING:
+    from .scorer import Scorer
+
+
+@dataclass(frozen=True)
+class Call:
+    """A resolved call: the checked ``config`` and the per-segment inputs given as keywords
+    (``extras``, name -> values; ``None`` values left out)."""
+
+    config: MetricConfig
+    extras: Dict[str, Any] = field(default_factory=dict)
+
+
+def split(cls: Type["Scorer"], keywords: Mapping[str, Any]) -> tuple[Dict[str, Any], Dict[str, Any]]:
+    """``(options, extras)``: the keywords that are ``cls``'s declared per-segment inputs apart
+    from the rest (the configuration options; an unknown name stays there, for the
+    configuration to refuse)."""
+    options = {k: v for k, v in keywords.items() if k not in cls.extra_inputs}
+    return options, {k: v for k, v in keywords.items() if k in cls.extra_inputs}
+
+
+def resolve(cls: Type["Scorer"], keywords: Mapping[str, Any], *, preset: Optional[Mapping[str, Any]] = None,
+            extra_names: Collection[str] = (), syntax: ArgumentSyntax = PYTHON_SYNTAX,
+            check_extras: bool = True) -> Call:
+    """The configuration and per-segment inputs of one call of metric ``cls`` (rules in the
+    module docstring). ``extra_names`` names per-segment inputs the caller gives by another
+    way (columns of an evaluate batch, a file on the command line). ``ValueError`` for a bad
+    option or a per-segment input the configuration does not take, before anything loads;
+    ``check_extras=False`` leaves that last check (rule 4) to a caller that words it itself
+    (the command line, which names its files)."""
+    options, extras = split(cls, keywords)
+    extras = {k: v for k, v in extras.items() if v is not None}
+    given = [*extras, *(n for n in extra_names if n not in extras)]
+    options = cls.call_options(options, given)
+    config = cls.Config.from_options(**{**dict(preset or {}), **options})
+    if check_extras:
+        cls.check_extra_names(config, given, syntax)
+    return Call(config, extras)
+
+
+def config_of(cls: Type["Scorer"], config: Optional[MetricConfig], options: Mapping[str, Any]) -> MetricConfig:
+    """The configuration given as such (checked to be ``cls``'s) or built from ``options``;
+    not both."""
+    if config is None:
+        return cls.Config.from_options(**options)
+    if options:
+        raise TypeError("give either a configuration or keyword options, not both")
+    if not isinstance(config, cls.Config):
+        raise TypeError(f"{cls.__name__} takes a {cls.Config.__name__}, got {type(config).__name__}")
+    return config
