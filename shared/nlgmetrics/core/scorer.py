@@ -3,7 +3,7 @@ shardable) -> ``reduce_records`` (the corpus steps); input rules are in :mod:`.i
 from __future__ import annotations
 
 import abc
-from typing import Any, Callable, ClassVar, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, ClassVar, Collection, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
 from .budget import Budget, apply_budget
 from .call import config_of

@@ -23,9 +23,9 @@ import datasets
 import evaluate
 
 import nlgmetrics
+from nlgmetrics.core.call import Call, resolve, split
 from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import validate_texts
-from nlgmetrics.core.call import Call, resolve, split
 
 TEXT = datasets.Value("string")
 #: the owner under which the publish step puts the modules on the Hub (``nlgmetrics/<name>``)
