@@ -27,10 +27,26 @@ from typing import Any, List, Optional, Sequence
 
 import nlgmetrics
 from nlgmetrics.cli import help as help_text
-from nlgmetrics.cli.commands import cmd_demo, cmd_list, cmd_meta_eval, cmd_reduce
 from nlgmetrics.cli.common import CLIError, Parser, add_metric_options, print_error
-from nlgmetrics.cli.compare import add_compare_arguments, cmd_compare
-from nlgmetrics.cli.score import add_score_arguments, cmd_score
+from nlgmetrics.cli.compare import add_compare_arguments
+from nlgmetrics.cli.score import add_score_arguments
+
+
+def _command(module: str, name: str) -> Any:
+    """The command ``name`` of ``nlgmetrics.cli.<module>``, imported when it runs: building the
+    parser (``--help``) imports none of what the commands use (scipy, the metrics' models)."""
+    def run(args: argparse.Namespace) -> int:
+        import importlib
+
+        return int(getattr(importlib.import_module(f"nlgmetrics.cli.{module}"), name)(args) or 0)
+
+    run.__name__ = name
+    return run
+
+
+cmd_list, cmd_reduce = _command("commands", "cmd_list"), _command("commands", "cmd_reduce")
+cmd_meta_eval, cmd_demo = _command("commands", "cmd_meta_eval"), _command("commands", "cmd_demo")
+cmd_score, cmd_compare = _command("score", "cmd_score"), _command("compare", "cmd_compare")
 
 _FLAGS_WITHOUT_VALUE = {"--json", "-q", "--quiet", "--distributed", "-h", "--help"}
 
@@ -202,12 +218,19 @@ def _parse(args_list: List[str]) -> Any:
 
 
 def _silence_library_bars() -> None:
-    """``--quiet``: no progress bar from transformers or the hub either (checkpoint loading)."""
-    from huggingface_hub.utils import disable_progress_bars
-    from transformers.utils import logging as hf_logging
+    """``--quiet``: no progress bar from transformers or the hub either (checkpoint loading).
+    Neither is imported for this (1-2 s that a command scoring without models need not pay):
+    the hub's environment switch, read when they are imported, or their own switches when
+    something imported them already."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    if "huggingface_hub" in sys.modules:
+        from huggingface_hub.utils import disable_progress_bars
 
-    hf_logging.disable_progress_bar()
-    disable_progress_bars()
+        disable_progress_bars()
+    if "transformers" in sys.modules:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
 
 
 def _main(argv: Optional[Sequence[str]]) -> int:
