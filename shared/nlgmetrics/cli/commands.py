@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import nlgmetrics
 from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, config_from_args, dumps, load_scorer, scorer_class, write_result
@@ -15,14 +15,27 @@ from nlgmetrics.examples import example
 from nlgmetrics.integrations import distributed
 
 
-def demo_options(name: str) -> Optional[Dict[str, Any]]:
-    """The example's options with the first way to run offline that is installed here
-    (the metric's FACTS), or None when none is."""
-    options = example(name).options
-    need = facts_of(nlgmetrics.scorer_class(name)).offline_need()
-    if options is None or (need is None and name != "datscore"):
-        return None  # DATScore runs offline only on a local checkpoint (NLGMETRICS_DATSCORE_MODEL)
-    return {**options, **(need.options if need is not None else {})}
+def demo_plan(name: str) -> Tuple[Optional[Dict[str, Any]], str]:
+    """The options ``nlgmetrics demo`` scores metric ``name`` with, and a line saying why:
+    ``score``'s own defaults (``{}``) when what they need is installed here; else the first
+    way to run offline that is (the metric's FACTS), saying what the defaults need; ``None``
+    when nothing installed runs it offline (DATScore: unless NLGMETRICS_DATSCORE_MODEL names a
+    local checkpoint, the example's options)."""
+    cls = nlgmetrics.scorer_class(name)
+    facts = facts_of(cls)
+    need = facts.need_of(cls.Config.from_options())
+    if need is None or not need.missing():
+        return {}, "score's defaults"
+    local = example(name).options if name == "datscore" else None
+    fallback = local if local else (facts.offline_need().options if facts.offline_need() is not None else None)
+    why = f"the defaults ({need.label}) need {', '.join(need.missing())}"
+    if fallback is None:
+        return None, why
+    return dict(fallback), f"{why}; shown with {' '.join(_flags(fallback))}"
+
+
+def _flags(options: Dict[str, Any]) -> List[str]:
+    return [f"--{k.replace('_', '-')} {v}" for k, v in options.items()]
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -211,12 +224,14 @@ def _raise(message: str) -> Any:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    """Each metric on its example with ``score``'s defaults where they run here (else the first
+    offline way installed, saying so), with the ``nlgmetrics score`` command that gives the same
+    numbers."""
     failures = 0
     for name in nlgmetrics.list_metrics():
-        options = demo_options(name)
+        options, why = demo_plan(name)
         if options is None:
-            needs = "; ".join(n.describe() for n in facts_of(nlgmetrics.scorer_class(name)).needs)
-            print(f"{name}: skipped, nothing installed runs it offline ({needs})")
+            print(f"{name}: skipped, nothing installed runs it offline ({why})")
             continue
         inputs = example(name).inputs
         try:
@@ -227,6 +242,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             print(f"{name}: FAILED ({type(err).__name__}: {err})")
             continue
         print(f"{name}: {result.score:.4f}  {result.signature}")
+        print(f"    {why}; the same with: nlgmetrics score {' '.join([name, *_flags(options)])} -p HYPS -r REFS")
         for hyp, s in zip(inputs["predictions"], result.scores):
             print(f"    {s:9.4f}  {hyp[:70]}")
     return 1 if failures else 0

@@ -94,6 +94,12 @@ class MetricFacts:
             return not self.higher_is_better
         return self.higher_is_better
 
+    def need_of(self, config: Any) -> Optional[Need]:
+        """The way of running that ``config`` selects: the first need whose options it has
+        (``None`` when none names its values: it needs only what every way needs)."""
+        return next((n for n in self.needs if n.options and all(getattr(config, k, None) == v
+                                                                   for k, v in n.options.items())), None)
+
     def offline_need(self) -> Optional[Need]:
         """The first way to run offline with what is installed here, or None."""
         return next((n for n in self.needs if n.offline and not n.missing()), None)
