@@ -16,7 +16,6 @@ Where things are (layers point down: surfaces -> this API -> metrics -> core)::
                        cards' options tables), files.py (input files)
     space/             the Gradio page builder the Spaces (spaces/<name>/app.py) use
     data/              shipped lexicons and trained heads
-    _moved.py          old module names (0.1) -> an error naming the new place
 
 >>> import nlgmetrics
 >>> sorted(nlgmetrics.list_metrics())
@@ -37,10 +36,7 @@ if TYPE_CHECKING:
     from .core.result import MetricResult
     from .core.significance import Comparison
 
-from ._moved import install as _install_moved
 from .core.version import __version__
-
-_install_moved()
 
 #: metric name -> (module, class)
 REGISTRY: Dict[str, Tuple[str, str]] = {

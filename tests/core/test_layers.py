@@ -1,7 +1,7 @@
 """The package's layers only point down, and no import cycle: every import of
 ``shared/nlgmetrics`` (read with ``ast``, imports inside functions included; ``if TYPE_CHECKING:``
 blocks left out, they never run) is checked. Layers, lowest first: core (what two metrics
-share, shipped data, the moved-module errors, the example inputs); the five metric packages;
+share, shipped data, the example inputs); the five metric packages;
 the public API (the ``nlgmetrics`` package itself: ``load``, ``score``, the registry, which
 reaches metrics by name only); the surfaces (cli, space, integrations, the evaluate modules).
 Also: the five metric packages have the same shape."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "nlgmetrics"
 METRICS = ("datscore", "rome", "discotk", "texteval", "sam")
-LAYERS = {"core": 0, "data": 0, "_moved": 0, "examples": 0, **{m: 1 for m in METRICS},
+LAYERS = {"core": 0, "data": 0, "examples": 0, **{m: 1 for m in METRICS},
           "cli": 3, "space": 3, "integrations": 3, "evaluate_modules": 3}
 API = 2  # the package root
 #: upward imports that are by design, with the reason

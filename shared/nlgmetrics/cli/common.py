@@ -53,13 +53,6 @@ class CLISyntax(ArgumentSyntax):
 
 
 CLI_SYNTAX = CLISyntax()
-_RENAMED = {"CLISpelling": "CLISyntax", "CLI_SPELLING": "CLI_SYNTAX"}  # 0.2.0; raise for one release
-
-
-def __getattr__(name: str) -> Any:
-    if name in _RENAMED:
-        raise ImportError(f"nlgmetrics.cli.common.{name} was renamed to {_RENAMED[name]} in nlgmetrics 0.2.0")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def scorer_class(name: str) -> Any:

@@ -52,8 +52,6 @@ class Scorer(abc.ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "resolved" in cls.__dict__:
-            raise TypeError(f"{cls.__name__}.resolved() was renamed to signature_facts() in nlgmetrics 0.2.0")
         for method in cls._TEMPLATE:
             if method in cls.__dict__:
                 raise TypeError(f"{cls.__name__} overrides the template method {method}(); "
@@ -159,10 +157,6 @@ class Scorer(abc.ABC):
         from .significance import reduce_each
 
         return reduce_each(self, records)
-
-    def resolved(self) -> Dict[str, Any]:
-        """Renamed: :meth:`signature_facts` (this name raises for one release)."""
-        raise TypeError("Scorer.resolved() was renamed to signature_facts() in nlgmetrics 0.2.0")
 
     def signature_facts(self) -> Dict[str, Any]:
         """Signature facts known only after :meth:`setup` (the model loaded, the parser
