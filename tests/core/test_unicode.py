@@ -234,3 +234,13 @@ def test_explanations_see_the_texts_as_scored(scorers):
     hyp, ref = scorer.pair_analysis(nfd(PROBE) + "\u200b", "\ufeff" + PROBE)
     plain_hyp, plain_ref = scorer.pair_analysis(PROBE, PROBE)
     assert hyp.words == plain_hyp.words == ref.words == plain_ref.words
+
+
+def test_discotk_segment_view_sees_the_texts_as_scored(scorers):
+    from nlgmetrics.discotk.explain import segment_view
+
+    scorer = scorers("discotk-light")
+    result = run(scorer, [PROBE], [PROBE])
+    view = segment_view(scorer, nfd(PROBE) + "\u200f", PROBE, result.details[0])
+    plain = segment_view(scorer, PROBE, PROBE, result.details[0])
+    assert str(view.hypothesis_tree) == str(plain.hypothesis_tree) == str(view.reference_tree)
