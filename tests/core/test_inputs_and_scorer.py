@@ -48,7 +48,7 @@ def test_score_and_reduce_in_any_order():
     (["a"], ["x", "y"], "equal lengths"),
     (["a"], [None], r"references\[0\] is None"),
     (["a"], None, "references are required"),
-    ({"a": 1}, ["x"], "list of strings"),
+    ({"a": 1}, ["x"], r"predictions must be an ordered sequence of strings .*got dict: a mapping"),
 ])
 def test_bad_input_is_a_clear_value_error(preds, refs, message):
     with pytest.raises(ValueError, match=message):
@@ -75,6 +75,61 @@ def test_tuples_and_numpy_arrays_are_accepted():
     np = pytest.importorskip("numpy")
     result = ChrfScorer().score(("a b", "c"), np.array(["a b", "c"]))
     assert result.scores == [100.0, 100.0]
+
+
+def test_pandas_series_and_numpy_string_arrays_pair_in_order():
+    """A Series pairs by position (not by its index); numpy ``str_`` items become ``str``."""
+    pd = pytest.importorskip("pandas")
+    np = pytest.importorskip("numpy")
+    preds = pd.Series(["a b", "c d", "x"], index=[7, 2, 5])
+    refs = np.array(["a b", "c e", "x"])
+    result = ChrfScorer().score(preds, refs)
+    assert result.scores == ChrfScorer().score(["a b", "c d", "x"], ["a b", "c e", "x"]).scores
+    assert result.scores[0] == 100.0 and result.scores[1] < 100.0
+    inp = validate_inputs(pd.Series(["a"]), np.array([["b", "c"]]), multi_reference=True)
+    assert inp.predictions == ["a"] and inp.references == [["b", "c"]]
+    assert all(type(t) is str for t in inp.predictions + inp.references[0])
+    # a pandas string array and Index: ordered, with a length
+    assert validate_texts(pd.array(["a", "b"], dtype="string"), "f") == ["a", "b"]
+    assert validate_texts(pd.Index(["a", "b"]), "f") == ["a", "b"]
+
+
+def _unordered_inputs():
+    pd = pytest.importorskip("pandas")
+    np = pytest.importorskip("numpy")
+    return [
+        ({"a b", "c d"}, "set", "no order"),
+        (frozenset(["a b"]), "frozenset", "no order"),
+        ({"a b": "c d"}, "dict", "mapping"),
+        (pd.DataFrame({"prediction": ["a b", "c d"]}), "DataFrame", "column names"),
+        ((t for t in ["a b", "c d"]), "generator", "no length"),
+        (iter(["a b", "c d"]), "list_iterator", "no length"),
+        (map(str, ["a b", "c d"]), "map", "no length"),
+        (np.array("a b"), "ndarray", "0-dimensional"),
+        (7, "int", "not an ordered sequence"),
+    ]
+
+
+@pytest.mark.parametrize("field", ["predictions", "references"])
+def test_unordered_or_unsized_inputs_are_refused_naming_the_field_and_types(field):
+    """Issue 37: ``score('sam', {'a b','c d'}, {'a b','c e'}, base='chrf')`` paired the sets in
+    hash order and returned [25.0, 100.0]; a DataFrame was read as its column names."""
+    for value, kind, why in _unordered_inputs():
+        args = {"predictions": ["a b", "c d"], "references": ["a b", "c e"], field: value}
+        with pytest.raises(ValueError, match=rf"^{field} must be an ordered sequence of strings \(a list, tuple, "
+                                             rf"numpy array or pandas Series\), got {kind}: .*{why}"):
+            ChrfScorer().score(**args)
+    # a set as one segment's reference group, too
+    with pytest.raises(ValueError, match=r"references\[0\] must be an ordered sequence.*got set"):
+        validate_inputs(["a"], [{"b", "c"}], multi_reference=True)
+
+
+def test_sets_are_refused_by_the_metrics_entry_point():
+    import nlgmetrics
+
+    with pytest.raises(ValueError, match="predictions must be an ordered sequence.*got set"):
+        nlgmetrics.score("sam", {"a b", "c d"}, {"a b", "c e"}, base="chrf")
+    assert nlgmetrics.score("sam", ["a b", "c d"], ["a b", "c e"], base="chrf").scores[0] == pytest.approx(100.0)
 
 
 def test_result_json_has_no_nan():
@@ -121,11 +176,21 @@ def test_text_normalisation():
     assert normalize_text("\udfffx\ud83d") == "\ufffdx\ufffd"
     # a surrogate pair left as two code points is the character it encodes
     assert normalize_text("\ud83d\ude00!") == "\U0001f600!"
-    # one leading BOM is removed; a BOM elsewhere is text
+    # a BOM (zero-width no-break space) is removed wherever it stands
     assert normalize_text("\ufeffthe cat") == "the cat"
-    assert normalize_text("a\ufeffb") == "a\ufeffb"
-    # everything else is left as it is (no case, space or NFC changes)
-    for text in ["", "  The  Cat ", "e\u0301", "\u00e9", "\x00\t\n", "\U0001f600"]:
+    assert normalize_text("a\ufeffb") == "ab"
+    # NFC: a base letter and its combining mark are one character
+    assert normalize_text("e\u0301") == "\u00e9"
+    assert normalize_text("Zoe\u0308 visited Zu\u0308rich and Ma\u0301laga.") == "Zo\u00eb visited Z\u00fcrich and M\u00e1laga."
+    # the invisible format characters go, joining their neighbours; no-break spaces are spaces
+    assert normalize_text("ca\u200bt\u200c \u200dsat\u200e\u200f \u2060on\u00ad the\u202emat\u2066\u2069") == "cat sat on themat"
+    assert normalize_text("a\u00a0b\u202fc\u2007d") == "a b c d"
+    # a ZWJ emoji sequence reads as its emoji (documented in core/inputs.py)
+    assert normalize_text("\U0001f468\u200d\U0001f469\u200d\U0001f467") == "\U0001f468\U0001f469\U0001f467"
+    # a mark removed between a letter and a combining mark: they compose
+    assert normalize_text("e\u200b\u0301") == "\u00e9"
+    # everything else is left as it is (case, other spaces, controls, compatibility forms)
+    for text in ["", "  The  Cat ", "\u00e9", "\x00\t\n", "\U0001f600", "\uff21\ufb01", "a\u2009b\u3000c", "\u2764\ufe0f"]:
         assert normalize_text(text) == text
     np = pytest.importorskip("numpy")
     assert type(normalize_text(np.str_("x"))) is str
@@ -133,7 +198,7 @@ def test_text_normalisation():
     inp = validate_inputs(["\ufeffa\ud800"], [["\ufeffb", "c\udc00"]], ["\ud800"], multi_reference=True,
                           sources_mode="optional")
     assert inp.predictions == ["a\ufffd"] and inp.references == [["b", "c\ufffd"]] and inp.sources == ["\ufffd"]
-    assert validate_texts(["\ufeffx"], "f") == ["x"]
+    assert validate_texts(["\ufeffx", "e\u0301\u200d"], "f") == ["x", "\u00e9"]
     for text in inp.predictions + inp.references[0] + inp.sources:
         text.encode("utf-8")  # valid Unicode now
 

@@ -283,3 +283,48 @@ def test_identical_texts_score_the_maximum(name, tmp_path_factory):
             assert score <= best[t][0] + 1e-6, (h, t, score, best[t][0])
 
     check()
+
+
+#: the metrics that run a neural encoder, on their offline encoder configuration
+ENCODER_METRICS = {
+    "rome-lite": ("rome", {"profile": "lite"}),
+    "sam-bertscore-lite": ("sam", {"base": "bertscore", "profile": "lite"}),
+    "discotk-party": ("discotk", {"variant": "party"}),
+}
+#: texts of very different lengths (in subword units), so batches mix padded widths
+BATCH_CORPUS = (
+    ["the cat sat", "Shakespeare has written Macbeth, a tragedy in five acts, in 1606 or so.",
+     "a", "It has been raining since this morning, and the game was lost.",
+     "Zoë visited Zürich and Málaga last spring with her two brothers and their dog.", "no"],
+    ["a cat sat on the mat", "Macbeth is written by Shakespeare.", "the", "It rained all morning.",
+     "Zoë went to Zürich.", "yes it is"],
+)
+BATCH_SIZES = (1, 3, 7, 64, 1024)
+#: RoMe lite's grammar head (rome/grammar.py TunedGrammarHead, fixed-shape passes of
+#: core.models.pass_rows(width, batch_size) rows) gives P(acceptable) that moves ~4e-7 with the
+#: pass's row count: batch_size 1 vs 2-3 vs >= 7 differ for these texts (F_EMD, F_TED and the
+#: encoder metrics do not). Strict: this test fails once that is fixed, to drop the mark.
+ROME_GRAMMAR_ROWS = pytest.mark.xfail(raises=AssertionError, strict=True,
+                                      reason="RoMe's grammar head depends on the pass's row count")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", [pytest.param(k, marks=ROME_GRAMMAR_ROWS) if k == "rome-lite" else k
+                                 for k in ENCODER_METRICS])
+def test_encoder_scores_are_bit_identical_for_every_batch_size(key):
+    """Issue 37: scores are the same bits for every batch size from 1 to 1024 (fixed-shape
+    encoder passes: no batch-dependent padding or reduction order)."""
+    name, options = ENCODER_METRICS[key]
+    predictions, references = BATCH_CORPUS
+    reference = nlgmetrics.load(name, quiet=True, **options).score(predictions, references)
+
+    @settings(PROFILE, max_examples=3)
+    @given(st.sampled_from(BATCH_SIZES))
+    @explicit(1)
+    @explicit(1024)
+    def check(batch_size):
+        result = nlgmetrics.load(name, quiet=True, batch_size=batch_size, **options).score(predictions, references)
+        assert result.scores == reference.scores, (batch_size, result.scores, reference.scores)
+        assert result.score == reference.score
+
+    check()

@@ -39,7 +39,9 @@ scale out:
 
 bad input:
   Lists of different lengths, None or non-string items: an error naming the field and line.
-  Empty texts get each metric's documented score. Lone UTF-16 surrogates become U+FFFD. Texts
+  Empty texts get each metric's documented score. Every text is put in Unicode NFC, invisible
+  format marks (zero-width spaces and joiners, direction marks, soft hyphens, BOMs) are removed
+  and no-break spaces read as spaces; lone UTF-16 surrogates become U+FFFD. Texts
   over max_words / max_length are cut with a warning. Text mostly in a non-Latin script given
   to English-only resources (RoMe, SAM) warns and is flagged in the details. --json writes
   undefined values as null, never NaN. --records naming an input file is refused.

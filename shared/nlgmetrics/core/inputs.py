@@ -1,27 +1,60 @@
 """The one input step every metric shares: texts checked, normalised and paired (``Inputs``).
 
 Rules for bad input (the same for every metric):
-- ``predictions`` must be a sequence (list, tuple, numpy array, ...) of ``str``; a bare string
-  is refused, since it is almost always a forgotten ``[...]``.
+- ``predictions`` must be an ordered sequence of ``str``: a list, tuple, numpy array, pandas
+  Series (or another ``collections.abc.Sequence``, e.g. a ``datasets`` column). A bare string
+  is refused, since it is almost always a forgotten ``[...]``; so are a set or frozenset (no
+  order: its texts would pair with the other field's in hash order), a mapping (a dict, which
+  iterates its keys), a pandas DataFrame (which iterates its column names) and a generator or
+  other iterator (no length; it would be used up by the first look): each is a ``ValueError``
+  naming the field and the accepted types.
 - ``references`` / ``sources``, when the metric uses them, must have the same length as
   ``predictions``; each item a ``str`` (or, for multi-reference metrics, a non-empty sequence
-  of ``str``).
+  of ``str``, under the same rule).
 - ``None`` or a non-string item gives ``ValueError`` naming the field and the index.
 - Empty (or whitespace-only) strings are allowed: each metric documents the score it gives
   them in its card. Nothing crashes deep in a library on them.
-- Every text is normalised once, here, whatever the path (core, evaluate wrapper, CLI, Space,
-  Trainer hook all end in :func:`validate_inputs`), by :func:`normalize_text`: a leading
-  byte-order mark (U+FEFF) is removed, a surrogate pair left as two code points is joined into
-  its character, and a lone surrogate (U+D800-U+DFFF, which no UTF-8 encoder or tokenizer
-  accepts) becomes U+FFFD REPLACEMENT CHARACTER. ``str`` subclasses (``numpy.str_``) become
-  plain ``str``. Nothing else changes (no case, whitespace or Unicode-form normalisation).
+
+Every text is normalised once, here, whatever the path (core, evaluate wrapper, CLI, Space,
+Trainer hook all end in :func:`validate_inputs` or :func:`validate_texts`), by
+:func:`normalize_text`, so two texts that display the same compare equal in every metric:
+
+1. a surrogate pair left as two code points is joined into its character, and a lone
+   surrogate (U+D800-U+DFFF, which no UTF-8 encoder or tokenizer accepts) becomes U+FFFD
+   REPLACEMENT CHARACTER;
+2. the invisible format characters of :data:`INVISIBLE_FORMAT` are removed, wherever they
+   stand: soft hyphen U+00AD, Arabic letter mark U+061C, Mongolian vowel separator U+180E,
+   zero-width space U+200B, zero-width non-joiner and joiner U+200C/U+200D, the direction
+   marks U+200E/U+200F, the bidi embeddings and overrides U+202A-U+202E, word joiner U+2060,
+   the invisible operators U+2061-U+2064, the bidi isolates U+2066-U+2069, the deprecated
+   format controls U+206A-U+206F, and the byte-order mark / zero-width no-break space U+FEFF.
+   Removing them joins their neighbours: ``"ca\u200bt"`` is ``"cat"`` (a zero-width space
+   is no word break here). The zero-width joiner is removed inside emoji sequences too: the
+   family emoji U+1F468 U+200D U+1F469 U+200D U+1F467 reads as its three emoji (no metric here
+   has emoji-level meaning, and a text with a joiner inserted anywhere must score as the text
+   without it); the non-joiner of Persian or Indic spelling only shapes letters and goes the
+   same way. Other format characters (e.g. the tag characters of flag sequences, Arabic
+   number signs) and variation selectors are kept; RoMe and TextEval also drop the remaining
+   format and control characters (:func:`visible_text`);
+3. the no-break spaces U+00A0, U+2007 (figure space) and U+202F (narrow no-break space) become
+   a plain space; other spaces are kept (every word splitter here splits on them);
+4. the text is put in Unicode normal form C (NFC): ``"e\u0301"`` is ``"\u00e9"``.
+
+Nothing else changes (no case folding, whitespace collapsing or compatibility (NFKC)
+mapping: full-width letters and ligatures stay as written). ``str`` subclasses
+(``numpy.str_``) become plain ``str``. Option values that are texts compared with the inputs
+(SAM's lexicon keys) go through :func:`normalize_text` too.
 """
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Set
+from typing import Any, Dict, List, Optional, Set
+
+import numpy as np
 
 Record = Dict[str, Any]
 
@@ -56,17 +89,48 @@ class Inputs:
                       self.truncated & set(ids))
 
 
+#: the accepted kinds of a text field, for the messages
+ACCEPTED = "a list, tuple, numpy array or pandas Series"
+
+
+def _refusal(values: Any) -> Optional[str]:
+    """Why ``values`` is not an ordered sequence of texts (None: it is one)."""
+    if isinstance(values, AbstractSet):
+        return "a set has no order, so its texts would be paired in hash order; pass a list"
+    if isinstance(values, Mapping):
+        return "a mapping iterates its keys; pass a list of the texts (e.g. list(d.values()))"
+    if isinstance(values, np.ndarray):
+        return "a 0-dimensional numpy array is one value, not a list" if values.ndim == 0 else None
+    if isinstance(values, Sequence):
+        return None
+    if getattr(values, "ndim", None) == 2 and hasattr(values, "columns"):
+        return "a DataFrame iterates its column names; pass one column (e.g. df['prediction'])"
+    if type(values).__module__.split(".")[0] == "pandas" and getattr(values, "ndim", None) == 1:
+        return None  # a Series, an Index or a pandas array: ordered, with a length
+    if isinstance(values, Iterator):
+        return "an iterator or generator has no length and is used up when read; pass list(...)"
+    return "not an ordered sequence"
+
+
 def _as_list(values: Any, field: str) -> List[Any]:
     if isinstance(values, (str, bytes)):
         raise ValueError(f"{field} must be a list of strings, not a single {type(values).__name__}; wrap it in [...]")
-    if isinstance(values, dict) or not hasattr(values, "__len__") or not hasattr(values, "__iter__"):
-        raise ValueError(f"{field} must be a list of strings, got {type(values).__name__}")
+    why = _refusal(values)
+    if why is not None:
+        raise ValueError(f"{field} must be an ordered sequence of strings ({ACCEPTED}), "
+                         f"got {type(values).__name__}: {why}")
     return list(values)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 BOM = "\ufeff"
 
+#: the invisible format characters :func:`normalize_text` removes (see the module docstring)
+INVISIBLE_FORMAT = "".join(["\u00ad\u061c\u180e", *map(chr, range(0x200B, 0x2010)), *map(chr, range(0x202A, 0x202F)),
+                            *map(chr, range(0x2060, 0x2065)), *map(chr, range(0x2066, 0x2070)), BOM])
+#: the no-break spaces :func:`normalize_text` reads as a plain space
+NO_BREAK_SPACES = "\u00a0\u2007\u202f"
+_TRANSLATION = {**{ord(c): None for c in INVISIBLE_FORMAT}, **{ord(c): " " for c in NO_BREAK_SPACES}}
 
 #: invisible characters: format (zero-width space and joiners, soft hyphen, direction marks,
 #: BOM) and control characters; whitespace controls (tab, newline, ...) are kept
@@ -76,8 +140,9 @@ INVISIBLE_CATEGORIES = ("Cf", "Cc")
 def visible_text(text: str) -> str:
     """``text`` without its invisible characters (:data:`INVISIBLE_CATEGORIES`, whitespace
     kept): the text as displayed, so a zero-width character joins its neighbours rather than
-    splitting a word, and alone it is no word. RoMe applies it to every text first (a metric's
-    own choice: :func:`normalize_text`, which every input gets, keeps them).
+    splitting a word, and alone it is no word. RoMe and TextEval apply it to every text first
+    (a metric's own choice: :func:`normalize_text`, which every input gets, removes only
+    :data:`INVISIBLE_FORMAT` and keeps control characters and the other format characters).
 
     >>> visible_text("the\\u200bcat sat \\x00 on\\tthe \\u00admat\\ufeff")
     'thecat sat  on\\tthe mat'
@@ -88,19 +153,23 @@ def visible_text(text: str) -> str:
 
 
 def normalize_text(text: str) -> str:
-    """The one text normalisation of the package: a leading BOM removed, surrogate pairs
-    joined, lone surrogates replaced by U+FFFD; a plain ``str`` comes back.
+    """The one text normalisation of the package (the module docstring's four steps):
+    surrogates repaired, :data:`INVISIBLE_FORMAT` removed, :data:`NO_BREAK_SPACES` read as
+    spaces, NFC; a plain ``str`` comes back. Idempotent.
 
     >>> normalize_text("\\ufeffa \\ud800 b \\ud83d\\ude00") == "a \\ufffd b \\U0001f600"
     True
+    >>> normalize_text("Zu\\u0308ri\\u200dch\\u00a0!\\u200f") == "Z\\u00fcrich !"
+    True
     """
     text = str.__str__(text)
-    if text.startswith(BOM):
-        text = text[1:]
-    if not text.isascii() and _SURROGATE.search(text):
+    if text.isascii():
+        return text
+    if _SURROGATE.search(text):
         # UTF-16 round trip: pairs decode to their character, lone halves to U+FFFD
         text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return text
+    text = text.translate(_TRANSLATION)
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
 def _check_text(item: Any, field: str, index: int) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional
 
+from nlgmetrics.core.inputs import validate_texts
+
 from .discourse import REPRESENTATIONS, DiscourseTree
 from .members import PARTY_MEMBERS
 from .scorer import DiscoTK
@@ -23,7 +25,7 @@ class SegmentView:
 
 def segment_view(scorer: DiscoTK, hypothesis: str, reference: str, detail: Mapping[str, Any]) -> SegmentView:
     """The trees and features of one scored segment (``detail``: its ``result.details`` entry)."""
-    hyp, ref = scorer.analyze([hypothesis, reference])
+    hyp, ref = scorer.analyze(validate_texts([hypothesis, reference], "texts"))  # normalised as scored
     features = detail["features"]
     return SegmentView(hyp.tree, ref.tree, {name: float(features[name]) for name in REPRESENTATIONS},
                        {name: float(features[name]) for name in PARTY_MEMBERS if name in features})

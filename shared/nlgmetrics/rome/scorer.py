@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from nlgmetrics.core.inputs import Inputs, Record, reference_group, validate_inputs, validate_texts
+from nlgmetrics.core.inputs import Inputs, Record, normalize_text, reference_group, validate_inputs, validate_texts
 from nlgmetrics.core.scorer import Scorer, mean_reduce
 from nlgmetrics.core.significance import Resampler, mean_resampler
 
@@ -199,7 +199,8 @@ class RoMe(Scorer):
     def pair_analysis(self, hypothesis: str, reference: str) -> tuple[_Sentence, _Sentence]:
         """The F_EMD analysis of one pair exactly as scoring makes it (text preparation, words,
         vectors, opaque and name flags), for :mod:`nlgmetrics.rome.explain`."""
-        hyp, ref = (clip_words(visible_text(t), self.config.max_words)[0] for t in (hypothesis, reference))
+        hyp, ref = (clip_words(visible_text(normalize_text(t)), self.config.max_words)[0]
+                    for t in (hypothesis, reference))
         sentences = self._analyse([hyp, ref], {"emd"})
         return sentences[hyp], sentences[ref]
 

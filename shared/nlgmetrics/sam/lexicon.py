@@ -10,7 +10,8 @@
   score`` with ``#`` comment lines, or ``lemma<TAB>pos<TAB>score`` with a header line.
 - a mapping ``{"happiness#n": 0.856, ...}`` (values injected by the caller, e.g. in tests).
 
-Keys are lowercased; pos is a/n/r/v (``s``, WordNet's adjective satellite, reads as ``a``);
+Keys are normalised as the texts are (:func:`nlgmetrics.core.inputs.normalize_text`: NFC,
+invisible format characters removed) and lowercased; pos is a/n/r/v (``s``, WordNet's adjective satellite, reads as ``a``);
 multiword lemmas use ``_`` (``look_up#v``). Scores must lie in [-1, 1].
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
 
 from nlgmetrics.core.files import InputFileError, open_binary
+from nlgmetrics.core.inputs import normalize_text
 from nlgmetrics.core.resources import data_path
 
 DEFAULT_FILE = "sentiwordnet_prior.tsv.gz"
@@ -72,11 +74,12 @@ class Lexicon:
 
 
 def normalise_key(lemma: str, pos: str) -> str:
-    """``Ice Cream``, ``n`` -> ``ice_cream#n``; refuses a pos outside a/n/r/v(/s)."""
+    """``Ice Cream``, ``n`` -> ``ice_cream#n``, the lemma normalised as every input text is
+    (an NFD ``cafe\u0301`` is the key ``café``); refuses a pos outside a/n/r/v(/s)."""
     tag = LEXICON_POS.get(pos.strip().lower())
     if tag is None:
         raise ValueError(f"part of speech {pos!r} is not one of a, n, r, v (s)")
-    return "_".join(lemma.strip().lower().split()) + "#" + tag
+    return "_".join(normalize_text(lemma).strip().lower().split()) + "#" + tag
 
 
 def _checked(key: str, value: float, where: str) -> float:
