@@ -94,6 +94,10 @@ def is_offline() -> bool:
     return _env_true("HF_HUB_OFFLINE") or _env_true("TRANSFORMERS_OFFLINE") or not _hub_reachable()
 
 
+#: a local directory holds a checkpoint when it has one of these (what save_pretrained writes)
+CHECKPOINT_FILES = ("config.json", "tokenizer_config.json")
+
+
 def resolve_model(name_or_path: Union[str, os.PathLike], *, what: str = "model",
                   lite_hint: Optional[str] = None) -> Tuple[str, bool]:
     """Return ``(location, local_files_only)`` for a hub id or a local directory.
@@ -104,6 +108,10 @@ def resolve_model(name_or_path: Union[str, os.PathLike], *, what: str = "model",
     """
     path = Path(os.path.expanduser(str(name_or_path)))
     if path.is_dir():
+        if not any((path / name).is_file() for name in CHECKPOINT_FILES):
+            raise ModelUnavailableError(f"{what} directory {name_or_path!s} holds no model checkpoint (none of "
+                                        f"{', '.join(CHECKPOINT_FILES)}): give a directory written by "
+                                        "save_pretrained, or a hub id")
         return str(path.resolve()), True
     if str(name_or_path).startswith((".", "/", "~")):
         raise ModelUnavailableError(f"{what} directory {name_or_path!s} does not exist")
@@ -198,6 +206,10 @@ def load_pretrained(loader: Any, name_or_path: Union[str, os.PathLike], *,
             with _quiet_loading():
                 obj = loader.from_pretrained(location, local_files_only=local_only, **kwargs)
         except (OSError, ValueError) as err:
+            if Path(location).is_dir():  # a local directory: the hub has nothing to do with it
+                first = str(err).splitlines()[0] if str(err) else ""
+                raise ModelUnavailableError(f"{what} directory {name_or_path!s}: no {what} could be loaded from "
+                                            f"it ({type(err).__name__}: {first[:200]})") from err
             if local_only or is_offline():
                 raise ModelUnavailableError(unavailable_message(str(name_or_path), what, lite_hint, err)) from err
             raise

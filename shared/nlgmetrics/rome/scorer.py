@@ -78,6 +78,10 @@ class RoMe(Scorer):
         if cfg.component == "rome" and cfg.scorer_weights not in (None, FIT):
             _check_file_option("scorer_weights", str(cfg.scorer_weights), "a network JSON file (written by "
                                "python -m nlgmetrics.training.rome_scorer), 'fit', or None for the profile's")
+        self.network_source = cfg.network_source() if cfg.component == "rome" else None
+        self._network: ScorerNetwork | None = None
+        if self.network_source not in (None, FIT):  # read and checked before any model loads
+            self._network = ScorerNetwork(str(self.network_source))
         if "grammar" in needs and str(cfg.grammar_model).endswith(".npz"):
             _check_file_option("grammar_model", str(cfg.grammar_model), "a .npz head (written by python -m "
                                "nlgmetrics.training.rome_grammar), a hub id or directory, or None for the profile's")
@@ -91,8 +95,6 @@ class RoMe(Scorer):
         if "grammar" in needs:
             self.grammar = load_grammar(str(cfg.resource("grammar_model")), device=cfg.device, dtype=cfg.dtype,
                                         batch_size=cfg.batch_size, label=cfg.grammar_label)
-        self.network_source = cfg.network_source() if cfg.component == "rome" else None
-        self._network: ScorerNetwork | None = None
 
     @property
     def network(self) -> ScorerNetwork | None:
