@@ -116,3 +116,36 @@ def test_role_trees_equal_passive_and_active_but_not_a_reversal():
     assert _ted(REVERSED, ACTIVE, roles=True) == pytest.approx(2 / 3)
     # the specification's lemma trees rank them the other way round
     assert _ted(REVERSED, ACTIVE, roles=False) < _ted(PASSIVE, ACTIVE, roles=False)
+
+
+@pytest.mark.parametrize("payload", [{}, {"layers": "x"}, {"layers": [{"weight": [[1.0, 2.0, 3.0]]}] * 3},
+                                     {"layers": [{"weight": [[1.0, 2.0]], "bias": [0.0]}] * 3}, [1, 2]])
+def test_a_network_file_without_its_layers_is_one_error_before_any_model_loads(tmp_path, monkeypatch, payload):
+    """A scorer_weights JSON without the expected structure gave ``KeyError: 'layers'`` at the
+    first score, after the encoder, parser and classifier had loaded."""
+    import json
+
+    import nlgmetrics.rome.scorer as rome_scorer
+
+    def no_encoder(*args, **kwargs):
+        raise AssertionError("the encoder was built before the network file was checked")
+
+    monkeypatch.setattr(rome_scorer, "ContextualEncoder", no_encoder)
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps(payload))
+    with pytest.raises(ValueError) as info:
+        RoMe(profile="lite", scorer_weights=str(path), quiet=True)
+    assert "net.json: not a RoMe network" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_network_file_with_nan_weights_is_refused(tmp_path):
+    import json
+
+    from nlgmetrics.core.resources import data_path
+    from nlgmetrics.rome.network import ScorerNetwork
+
+    payload = json.loads(data_path("rome_scorer_lite.json").read_text())
+    ScorerNetwork(payload)  # the shipped one is fine
+    payload["layers"][1]["bias"][0] = float("nan")  # made every score null
+    with pytest.raises(ValueError, match="finite"):
+        ScorerNetwork(payload)

@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 import torch
 
 from .cache import LRUCache
+from .environment import env_flag
 
 DTYPES = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16,
           "bfloat16": torch.bfloat16, "fp16": torch.float16, "float16": torch.float16}
@@ -72,10 +73,6 @@ def dtype_name(dtype: torch.dtype) -> str:
     return {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}[dtype]
 
 
-def _env_true(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
-
-
 @functools.lru_cache(maxsize=1)
 def _hub_reachable() -> bool:
     endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
@@ -91,7 +88,7 @@ def _hub_reachable() -> bool:
 def is_offline() -> bool:
     """True when ``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` is set or the hub is unreachable
     (checked once per process)."""
-    return _env_true("HF_HUB_OFFLINE") or _env_true("TRANSFORMERS_OFFLINE") or not _hub_reachable()
+    return env_flag("HF_HUB_OFFLINE") or env_flag("TRANSFORMERS_OFFLINE") or not _hub_reachable()
 
 
 #: a local directory holds a checkpoint when it has one of these (what save_pretrained writes)

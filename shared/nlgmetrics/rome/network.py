@@ -73,10 +73,10 @@ class ScorerNetwork:
         else:
             path = user_or_data_file(weights)
             payload, self.name = json.loads(path.read_text()), path.name
+        self.layers = _layers(payload, self.name)
         self.kind = str(payload.get("kind", "paper"))
         if self.kind not in KINDS:
             raise ValueError(f"{self.name}: unknown network kind {self.kind!r}; choose one of {', '.join(KINDS)}")
-        self.layers = _layers(payload, self.name)
         if self.kind == "monotone" and any((w < 0).any() for w, _ in self.layers):
             raise ValueError(f"{self.name}: a monotone network needs non-negative weights")
         self.meta = {k: v for k, v in payload.items() if k != "layers"}
