@@ -25,7 +25,7 @@ from ..core.linguistic import get_analyzer
 from ..core.models import tokenize
 from ..core.result import MetricResult
 from .config import COMPONENTS, FIT, MAX_TED_WORK, NEEDS, PROFILES, RoMeConfig, _check_file_option
-from .features import clip_words, emd_similarity, name_flags, preprocess, visible_text
+from .features import clip_words, emd_similarity, name_flags, preprocess, relative_grammar, visible_text
 from .grammar import CoLAClassifier, TunedGrammarHead, load_grammar, with_end_punctuation
 from .network import FEATURE_ORDER, ScorerNetwork
 from .ted import DependencyTree, dependency_tree, ted_se
@@ -221,7 +221,7 @@ class RoMe(Scorer):
         return emd, ted, [[i, j, sh.words[i], sr.words[j]] for i, j in pairs]
 
     def _features(self, predictions: Sequence[str], references: Sequence[str], needs: set[str],
-                  final: bool) -> dict[str, Any]:
+                  final: bool, relative: bool = True) -> dict[str, Any]:
         max_words = self.config.max_words
         clipped = [clip_words(visible_text(t), max_words) for t in [*predictions, *references]]
         texts, cut = [t for t, _ in clipped], [c for _, c in clipped]
@@ -250,11 +250,13 @@ class RoMe(Scorer):
             if self.grammar is None:
                 raise ValueError(f"this scorer was built with component={self.config.component!r} "
                                  "and has no grammar classifier")
-            unique = [t for t in dict.fromkeys(hyps) if t.strip()]
+            rule = self.config.grammar_relative if relative else "off"
+            unique = [t for t in dict.fromkeys(hyps + refs if rule != "off" else hyps) if t.strip()]
             inputs = ([with_end_punctuation(t) for t in unique] if self.config.grammar_punctuation == "full-stop"
                       else unique)
             probs = dict(zip(unique, self.grammar.probabilities(inputs)))
-            out["f_grammar"] = np.array([float(probs.get(h, 0.0)) for h in hyps])
+            p_hyp = np.array([float(probs.get(h, 0.0)) for h in hyps])
+            out["f_grammar"] = relative_grammar(p_hyp, np.array([float(probs.get(r, 0.0)) for r in refs]), rule)
         if final and needs == NEEDS["rome"] and self.network_source is not None:
             net = self.network
             assert net is not None
@@ -279,9 +281,10 @@ class RoMe(Scorer):
         return self._features(*_checked_pairs(predictions, references), {"ted"}, False)["f_ted"]
 
     def f_grammar(self, predictions: Sequence[str]) -> np.ndarray:
-        """F_grammar alone (the CoLA classifier); an empty hypothesis gives 0."""
+        """F_grammar alone (the CoLA classifier's P(acceptable), whatever ``grammar_relative``
+        says: there is no reference here); an empty hypothesis gives 0."""
         hyps = validate_texts(predictions, "predictions")
-        return self._features(hyps, [""] * len(hyps), {"grammar"}, False)["f_grammar"]
+        return self._features(hyps, [""] * len(hyps), {"grammar"}, False, relative=False)["f_grammar"]
 
     # -- Scorer hooks -----------------------------------------------------------------------
     def score_segments(self, inputs: Inputs) -> list[Record]:
