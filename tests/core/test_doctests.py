@@ -14,7 +14,7 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 @pytest.mark.parametrize("module", ["nlgmetrics", "nlgmetrics.sam", "nlgmetrics.rome.features", "nlgmetrics.rome.grammar",
                                     "nlgmetrics.core.config", "nlgmetrics.core.inputs",
                                     "nlgmetrics.core.cache", "nlgmetrics.core.language", "nlgmetrics.core.lexical", "nlgmetrics.core.attribute_rules",
-                                    "nlgmetrics.integrations.records"])
+                                    "nlgmetrics.integrations.records", "nlgmetrics.core.option_values", "nlgmetrics.core.environment"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=FLAGS)
     assert result.attempted > 0 and result.failed == 0
