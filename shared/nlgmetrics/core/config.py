@@ -31,14 +31,15 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
-import math
 import os
 import typing
+from collections import abc
 from dataclasses import dataclass
 from types import MappingProxyType, UnionType
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .facts import HigherIsBetter
+from .option_values import mapping_value, number_value, short_repr
 
 _MISSING = dataclasses.MISSING
 _TRUE = ("true", "yes", "on", "1")
@@ -127,22 +128,17 @@ class OptionSpec:
                 return bool(value)
             raise ValueError(f"{self.name} must be true or false, got {value!r}")
         if base in (int, float):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"{self.name} must be a number, got {value!r}")
-            if base is int:
-                if isinstance(value, float) and not value.is_integer():
-                    raise ValueError(f"{self.name} must be an integer, got {value!r}")
-                value = int(value)
-            else:
-                value = float(value)
-                if not math.isfinite(value):
-                    raise ValueError(f"{self.name} must be a finite number, got {value}")
+            value = number_value(self.name, value, base, self.describe_range())
             if not self._in_range(value):
-                raise ValueError(f"{self.name} must be {self.describe_range()}, got {value!r}")
+                raise ValueError(f"{self.name} must be {self.describe_range()}, got {short_repr(value)}")
         elif isinstance(value, os.PathLike) and self.takes_str:
             value = os.fspath(value)  # a path given as a pathlib.Path, for any option a string can fill
         if base is str and not isinstance(value, str):
             raise ValueError(f"{self.name} must be a string, got {type(value).__name__}")
+        if isinstance(value, Mapping):
+            types = typing.get_args(base) if is_union(base) else (base,)
+            value = mapping_value(self.name, value, numeric=any(
+                typing.get_args(t)[1:] == (float,) for t in types if typing.get_origin(t) in (abc.Mapping, dict)))
         if self.choices is not None and value not in self.choices:
             raise ValueError(f"unknown {self.name} {value!r}; choose one of {', '.join(map(str, self.choices))}")
         return value

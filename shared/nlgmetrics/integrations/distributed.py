@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
+from nlgmetrics.core.environment import env_int
 from nlgmetrics.core.inputs import Record
 from nlgmetrics.core.result import MetricResult
 from nlgmetrics.core.scorer import Scorer
@@ -100,7 +101,7 @@ def init_distributed() -> bool:
         return False
     backend = "nccl" if torch.cuda.is_available() else "gloo"
     if backend == "nccl":
-        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", 0)))
+        torch.cuda.set_device(env_int("LOCAL_RANK", 0))
     dist.init_process_group(backend=backend)
     return True
 

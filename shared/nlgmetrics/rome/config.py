@@ -17,6 +17,7 @@ from .features import (
     EMD_WEIGHTINGS,
     FUNCTION_WORD_WEIGHT,
     GAMMA,
+    GRAMMAR_RELATIVE,
     NAME_RULES,
     TED_NORMALIZATIONS,
     UNALIGNED_COSTS,
@@ -50,7 +51,7 @@ NEEDS = {"rome": {"emd", "ted", "grammar"}, "emd": {"emd"}, "ted": {"ted"}, "gra
 FEATURE_OPTIONS = {
     "emd": {"delta_emd", "gamma", "alignment", "emd_unaligned", "emd_weights", "emd_antonyms", "emd_names"},
     "ted": {"linguistic_backend", "delta_ted", "ted_normalization", "ted_tree", "ted_vectors"},
-    "grammar": {"grammar_model", "grammar_punctuation", "grammar_label"}}
+    "grammar": {"grammar_model", "grammar_punctuation", "grammar_label", "grammar_relative"}}
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,11 @@ class RoMeConfig(MetricConfig):
     grammar_label: int | None = option(None, "index of the 'acceptable' label of a CoLA sequence classifier "
                                           "(None: from its config, else 1); refused with a .npz head (the lite "
                                           "profile's), whose one output is P(acceptable)", low=0, short="glabel")
+    grammar_relative: str = option("off", "F_grammar: off (the specification and the default: P(hypothesis "
+                                   "acceptable), so an exact copy of an awkward reference scores below the top) "
+                                   "or difference (1 - max(0, P(reference) - P(hypothesis)): only acceptability "
+                                   "lost against the reference counts, so every exact copy scores the top)",
+                                   choices=GRAMMAR_RELATIVE, short="grel")
     device: str = option("auto", "auto, cpu, cuda, cuda:N or mps", signature="never")
     dtype: str = option("fp32", "model precision", choices=("fp32", "fp16", "bf16"), short="dtype")
     batch_size: int = option(32, "texts per encoder batch", low=1, high=1024, signature="never")

@@ -51,6 +51,9 @@ EMD_WEIGHTINGS = ("tfidf", "content")
 ANTONYM_RULES = ("off", "wordnet")
 #: how F_EMD treats a hypothesis word and a reference word that are two different proper names
 NAME_RULES = ("off", "capitalised")
+#: how F_grammar enters the network: off (the specification: P(hypothesis acceptable)) or
+#: difference (relative to the reference: see :func:`relative_grammar`)
+GRAMMAR_RELATIVE = ("off", "difference")
 #: characters that end a sentence (the next word's capital letter is then no sign of a name)
 SENTENCE_ENDS = frozenset(".!?\u2026\u3002\uff01\uff1f")
 #: relative weight of a function word under ``weights="content"`` (content words weigh 1)
@@ -70,6 +73,23 @@ from up down out off over under again further than as until while since per via 
 within without along across among around behind beside besides beyond near toward towards
 and or but so yet if because although though unless whereas whether then also
 """.split())
+
+
+def relative_grammar(p_hyp: np.ndarray, p_ref: np.ndarray, rule: str) -> np.ndarray:
+    """F_grammar as the network reads it. ``off`` (the specification): P(hypothesis acceptable)
+    as given. ``difference``: the hypothesis minus its reference, shifted so that an equal
+    acceptability is the top, 1 - max(0, P(ref) - P(hyp)): only acceptability lost against the
+    reference lowers it, so an exact copy gets 1 whatever the classifier thinks of the
+    reference, and with F_EMD = 1 and F_TED = 0 the network's top.
+
+    >>> relative_grammar(np.array([0.2, 0.9, 0.3]), np.array([0.2, 0.5, 0.8]), "difference").round(2).tolist()
+    [1.0, 1.0, 0.5]
+    """
+    if rule == "off":
+        return np.asarray(p_hyp, dtype=np.float64)
+    if rule != "difference":
+        raise ValueError(f"unknown grammar_relative {rule!r}; choose one of {', '.join(GRAMMAR_RELATIVE)}")
+    return 1.0 - np.maximum(0.0, np.asarray(p_ref, dtype=np.float64) - np.asarray(p_hyp, dtype=np.float64))
 
 
 # -- preprocessing --------------------------------------------------------------------------

@@ -62,6 +62,8 @@ def fit_key(scorer: RoMe) -> str:
                  grammar=_fingerprint(str(cfg.resource("grammar_model"))),
                  parser=scorer._analyzer.backend if scorer._analyzer is not None else None,
                  version=FIT_VERSION, pairs=FIT_PAIRS_PER_CLASS, test_pairs=FIT_TEST_PAIRS_PER_CLASS)
+    if cfg.grammar_relative != "off":  # keys of configurations without it unchanged (their caches stay valid)
+        facts["grammar_relative"] = cfg.grammar_relative
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -70,21 +72,43 @@ def fitted_path(scorer: RoMe) -> Path:
 
 
 def fitted_network(scorer: RoMe) -> ScorerNetwork:
-    """The cached network for this configuration, fitted first when there is none."""
-    path = fitted_path(scorer)
-    if not path.exists():  # a cached network loads without waiting for another configuration's fit
+    """The cached network for this configuration, fitted first when there is none, and fitted
+    again when the cached file's stored ``fit_key`` is not this configuration's (a file from
+    another configuration, an older release or edited by hand is never used)."""
+    path, key = fitted_path(scorer), fit_key(scorer)
+    net = _cached_network(path, key)  # a cached network loads without waiting for another configuration's fit
+    if net is None:
         with _FIT_LOCK:
-            if not path.exists():
-                _fit_and_write(scorer, path)
-    return ScorerNetwork(path)
+            net = _cached_network(path, key)
+            if net is None:
+                if path.exists() and not scorer.quiet:
+                    warnings.warn(f"RoMe: the cached network {path} was fitted for another configuration (its "
+                                  "fit_key differs from this one's, or is missing): fitting again", stacklevel=3)
+                _fit_and_write(scorer, path, key)
+                net = _cached_network(path, key)
+    if net is None:
+        raise RuntimeError(f"RoMe: the fitted network written to {path} does not carry this configuration's fit_key")
+    return net
 
 
-def _fit_and_write(scorer: RoMe, path: Path) -> None:
+def _cached_network(path: Path, key: str) -> ScorerNetwork | None:
+    """The network cached at ``path`` when its stored fit key is ``key``; None when there is no
+    file, or its key differs or is missing, or it is not a readable network."""
+    if not path.exists():
+        return None
+    try:
+        net = ScorerNetwork(path)
+    except (OSError, ValueError):
+        return None
+    return net if net.meta.get("fit_key") == key else None
+
+
+def _fit_and_write(scorer: RoMe, path: Path, key: str) -> None:
     if not scorer.quiet:
         warnings.warn(f"RoMe: fitting the scorer network on this configuration's features "
                       f"({FIT_PAIRS_PER_CLASS} + {FIT_PAIRS_PER_CLASS} pairs, once; cached at {path})", stacklevel=3)
     payload = fit_network(scorer, FIT_PAIRS_PER_CLASS, FIT_TEST_PAIRS_PER_CLASS)
-    payload["fit_key"] = fit_key(scorer)
+    payload["fit_key"] = key
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(payload, indent=1) + "\n")

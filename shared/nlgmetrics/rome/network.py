@@ -41,6 +41,28 @@ def linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
     return (x[:, None, :] * weight[None, :, :]).sum(axis=-1) + bias
 
 
+def _layers(payload: Any, name: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The three linear layers of a network payload, or one ValueError naming the file: a JSON
+    object whose ``layers`` lists three ``{"weight": matrix, "bias": vector}`` of finite
+    numbers, from 3 features to 1 output (a file without them was a bare ``KeyError: 'layers'``)."""
+    expected = (f"{name}: not a RoMe network: expected a JSON object whose 'layers' lists three "
+                "{'weight': matrix, 'bias': vector} from 3 features to 1 output")
+    layers = payload.get("layers") if isinstance(payload, dict) else None
+    if not isinstance(layers, list) or len(layers) != 3 or not all(isinstance(x, dict) for x in layers):
+        raise ValueError(expected)
+    try:
+        out = [(np.asarray(x["weight"], dtype=np.float64), np.asarray(x["bias"], dtype=np.float64)) for x in layers]
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(expected) from None
+    shapes_ok = all(w.ndim == 2 and b.shape == (w.shape[0],) for w, b in out) and all(
+        out[i + 1][0].shape[1] == out[i][0].shape[0] for i in range(2))
+    if not shapes_ok or out[0][0].shape[1] != len(FEATURE_ORDER) or out[-1][0].shape[0] != 1:
+        raise ValueError(expected)
+    if not all(np.isfinite(w).all() and np.isfinite(b).all() for w, b in out):
+        raise ValueError(f"{name}: the network's weights must be finite numbers (found NaN or infinity)")
+    return out
+
+
 class ScorerNetwork:
     """The final scorer, from a JSON file (``layers``: weight and bias per linear layer,
     ``kind``: monotone or paper) written by ``python -m nlgmetrics.training.rome_scorer``."""
@@ -51,14 +73,10 @@ class ScorerNetwork:
         else:
             path = user_or_data_file(weights)
             payload, self.name = json.loads(path.read_text()), path.name
+        self.layers = _layers(payload, self.name)
         self.kind = str(payload.get("kind", "paper"))
         if self.kind not in KINDS:
             raise ValueError(f"{self.name}: unknown network kind {self.kind!r}; choose one of {', '.join(KINDS)}")
-        self.layers: list[tuple[np.ndarray, np.ndarray]] = [
-            (np.asarray(layer["weight"], dtype=np.float64), np.asarray(layer["bias"], dtype=np.float64))
-            for layer in payload["layers"]]
-        if len(self.layers) != 3 or self.layers[0][0].shape[1] != len(FEATURE_ORDER) or self.layers[-1][0].shape[0] != 1:
-            raise ValueError(f"{self.name}: expected three linear layers from 3 features to 1 output")
         if self.kind == "monotone" and any((w < 0).any() for w, _ in self.layers):
             raise ValueError(f"{self.name}: a monotone network needs non-negative weights")
         self.meta = {k: v for k, v in payload.items() if k != "layers"}

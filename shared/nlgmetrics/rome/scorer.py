@@ -25,7 +25,7 @@ from ..core.linguistic import get_analyzer
 from ..core.models import tokenize
 from ..core.result import MetricResult
 from .config import COMPONENTS, FIT, MAX_TED_WORK, NEEDS, PROFILES, RoMeConfig, _check_file_option
-from .features import clip_words, emd_similarity, name_flags, preprocess, visible_text
+from .features import clip_words, emd_similarity, name_flags, preprocess, relative_grammar, visible_text
 from .grammar import CoLAClassifier, TunedGrammarHead, load_grammar, with_end_punctuation
 from .network import FEATURE_ORDER, ScorerNetwork
 from .ted import DependencyTree, dependency_tree, ted_se
@@ -78,6 +78,10 @@ class RoMe(Scorer):
         if cfg.component == "rome" and cfg.scorer_weights not in (None, FIT):
             _check_file_option("scorer_weights", str(cfg.scorer_weights), "a network JSON file (written by "
                                "python -m nlgmetrics.training.rome_scorer), 'fit', or None for the profile's")
+        self.network_source = cfg.network_source() if cfg.component == "rome" else None
+        self._network: ScorerNetwork | None = None
+        if self.network_source not in (None, FIT):  # read and checked before any model loads
+            self._network = ScorerNetwork(str(self.network_source))
         if "grammar" in needs and str(cfg.grammar_model).endswith(".npz"):
             _check_file_option("grammar_model", str(cfg.grammar_model), "a .npz head (written by python -m "
                                "nlgmetrics.training.rome_grammar), a hub id or directory, or None for the profile's")
@@ -91,8 +95,6 @@ class RoMe(Scorer):
         if "grammar" in needs:
             self.grammar = load_grammar(str(cfg.resource("grammar_model")), device=cfg.device, dtype=cfg.dtype,
                                         batch_size=cfg.batch_size, label=cfg.grammar_label)
-        self.network_source = cfg.network_source() if cfg.component == "rome" else None
-        self._network: ScorerNetwork | None = None
 
     @property
     def network(self) -> ScorerNetwork | None:
@@ -220,7 +222,7 @@ class RoMe(Scorer):
         return emd, ted, [[i, j, sh.words[i], sr.words[j]] for i, j in pairs]
 
     def _features(self, predictions: Sequence[str], references: Sequence[str], needs: set[str],
-                  final: bool) -> dict[str, Any]:
+                  final: bool, relative: bool = True) -> dict[str, Any]:
         max_words = self.config.max_words
         clipped = [clip_words(visible_text(t), max_words) for t in [*predictions, *references]]
         texts, cut = [t for t, _ in clipped], [c for _, c in clipped]
@@ -249,11 +251,13 @@ class RoMe(Scorer):
             if self.grammar is None:
                 raise ValueError(f"this scorer was built with component={self.config.component!r} "
                                  "and has no grammar classifier")
-            unique = [t for t in dict.fromkeys(hyps) if t.strip()]
+            rule = self.config.grammar_relative if relative else "off"
+            unique = [t for t in dict.fromkeys(hyps + refs if rule != "off" else hyps) if t.strip()]
             inputs = ([with_end_punctuation(t) for t in unique] if self.config.grammar_punctuation == "full-stop"
                       else unique)
             probs = dict(zip(unique, self.grammar.probabilities(inputs)))
-            out["f_grammar"] = np.array([float(probs.get(h, 0.0)) for h in hyps])
+            p_hyp = np.array([float(probs.get(h, 0.0)) for h in hyps])
+            out["f_grammar"] = relative_grammar(p_hyp, np.array([float(probs.get(r, 0.0)) for r in refs]), rule)
         if final and needs == NEEDS["rome"] and self.network_source is not None:
             net = self.network
             assert net is not None
@@ -278,9 +282,10 @@ class RoMe(Scorer):
         return self._features(*_checked_pairs(predictions, references), {"ted"}, False)["f_ted"]
 
     def f_grammar(self, predictions: Sequence[str]) -> np.ndarray:
-        """F_grammar alone (the CoLA classifier); an empty hypothesis gives 0."""
+        """F_grammar alone (the CoLA classifier's P(acceptable), whatever ``grammar_relative``
+        says: there is no reference here); an empty hypothesis gives 0."""
         hyps = validate_texts(predictions, "predictions")
-        return self._features(hyps, [""] * len(hyps), {"grammar"}, False)["f_grammar"]
+        return self._features(hyps, [""] * len(hyps), {"grammar"}, False, relative=False)["f_grammar"]
 
     # -- Scorer hooks -----------------------------------------------------------------------
     def score_segments(self, inputs: Inputs) -> list[Record]:

@@ -9,7 +9,7 @@ from nlgmetrics.core.budget import TOKENS, Budget
 from nlgmetrics.core.config import MetricConfig, option
 from nlgmetrics.core.facts import MetricFacts, Need
 from nlgmetrics.core.lexical import sentence_bleu, sentence_chrf, sentence_meteor
-from nlgmetrics.sam.lexicon import DEFAULT_LEXICON, LEXICONS
+from nlgmetrics.sam.lexicon import DEFAULT_LEXICON, LEXICONS, load_lexicon
 
 BASES = ("bleu", "chrf", "meteor", "bertscore", "given")
 #: the scale each base metric reports (SAM keeps it)
@@ -45,7 +45,8 @@ class SAMConfig(MetricConfig):
                           choices=tuple(PROFILES), signature="always")
     model: Optional[str] = option(None, "BERTScore encoder override (hub id, local directory or `minilm`)")
     layer: Optional[int] = option(None, "BERTScore hidden layer override", low=0)
-    lexicon: Union[str, Mapping[str, float]] = option(
+    # a mapping's values are checked by load_lexicon (numbers in [-1, 1], its own messages)
+    lexicon: Union[str, Mapping[str, Any]] = option(
         DEFAULT_LEXICON, "prior-polarity lexicon: " + ", ".join(f"`{n}`" for n in LEXICONS)
         + ", a SentiWords 1.1 file path, or a `{lemma#pos: score}` mapping (signature: its name and digest)",
         short="lex")
@@ -76,6 +77,8 @@ class SAMConfig(MetricConfig):
             raise ValueError(f"model/layer only apply to base='bertscore', not {self.base!r}")
         if not isinstance(self.lexicon, (str, Mapping)):
             raise ValueError(f"lexicon must be a name, a file path or a mapping, got {type(self.lexicon).__name__}")
+        if isinstance(self.lexicon, Mapping):
+            load_lexicon(self.lexicon)  # keys lemma#pos, scores in [-1, 1]: refused before any model loads
         if self.base_range is not None:
             if self.base != "given":
                 raise ValueError(f"base_range applies to base='given' only; {self.base!r} has its own scale "

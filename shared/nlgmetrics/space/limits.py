@@ -26,13 +26,13 @@ process on the CPU too (side by side in threads; less memory: one copy of the mo
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
 from nlgmetrics.core import files
+from nlgmetrics.core.environment import env_flag, env_int
 from nlgmetrics.core.result import MetricResult
 
 #: segments scored between two checks of the time limit (and held under the models' lock)
@@ -40,19 +40,6 @@ CHUNK = 1
 #: pause after releasing the lock between chunks, so that a waiting request takes it (a lock
 #: released and at once re-acquired by the same thread would starve the others)
 HANDOFF_SECONDS = 0.005
-
-
-def _env_int(name: str, default: int) -> int:
-    value = os.environ.get(name, "").strip()
-    try:
-        return max(1, int(value)) if value else default
-    except ValueError:
-        return default
-
-
-def _env_flag(name: str, default: bool) -> bool:
-    value = os.environ.get(name, "").strip().lower()
-    return default if not value else value not in ("0", "false", "no", "off")
 
 
 def timeout_message(seconds: float, done: int, total: int) -> str:
@@ -82,11 +69,11 @@ class Limits:
     @classmethod
     def from_env(cls, serialize: bool = False) -> "Limits":
         base = cls()
-        return cls(_env_int("NLGMETRICS_SPACE_MAX_SEGMENTS", base.segments),
-                   _env_int("NLGMETRICS_SPACE_MAX_CHARS", base.chars),
-                   _env_int("NLGMETRICS_SPACE_SECONDS", base.seconds), base.upload_bytes, base.line_bytes,
-                   _env_int("NLGMETRICS_SPACE_CONCURRENCY", base.concurrency), serialize,
-                   _env_flag("NLGMETRICS_SPACE_PROCESSES", base.processes))
+        return cls(env_int("NLGMETRICS_SPACE_MAX_SEGMENTS", base.segments, low=1),
+                   env_int("NLGMETRICS_SPACE_MAX_CHARS", base.chars, low=1),
+                   env_int("NLGMETRICS_SPACE_SECONDS", base.seconds, low=1), base.upload_bytes, base.line_bytes,
+                   env_int("NLGMETRICS_SPACE_CONCURRENCY", base.concurrency, low=1), serialize,
+                   env_flag("NLGMETRICS_SPACE_PROCESSES", base.processes))
 
     def describe(self) -> str:
         """The line the page shows."""
