@@ -207,15 +207,17 @@ class SAM(Scorer):
     def derived_fields(self, record: Record) -> Dict[str, Any]:
         """The score from base and p; p_raw from S_h and S_r; S_h, S_r and p from the mismatched
         items' polarities when the record lists them."""
-        out: Dict[str, Any] = {"score": adjust(float(record["base"]), float(record["p"]), self.low),
-                               "p_raw": abs(record["s_h"] - record["s_r"]) / 2}
-        if self.config.damping == "off":
-            out["p"] = out["p_raw"]
+        out: Dict[str, Any] = {}  # in the order of the computation: an error names the first forged field
         pols = _polarities(record.get("mismatches"))
         if pols is not None:
-            s_h, s_r = weighted_polarity(pols[0]), weighted_polarity(pols[1])
-            out.update(s_h=s_h, s_r=s_r, p=damp_adjustment((s_h, s_r, abs(s_h - s_r) / 2), pols[0], pols[1],
-                                                            self.config.damping, self.config.damping_k))
+            out.update(s_h=weighted_polarity(pols[0]), s_r=weighted_polarity(pols[1]))
+        out["p_raw"] = abs(record["s_h"] - record["s_r"]) / 2
+        if pols is not None:
+            out["p"] = damp_adjustment((record["s_h"], record["s_r"], out["p_raw"]), pols[0], pols[1],
+                                       self.config.damping, self.config.damping_k)
+        elif self.config.damping == "off":
+            out["p"] = out["p_raw"]
+        out["score"] = adjust(float(record["base"]), float(record["p"]), self.low)
         return out
 
     def reduce_records(self, records: List[Record]) -> MetricResult:
