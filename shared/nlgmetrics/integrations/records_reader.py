@@ -267,5 +267,10 @@ def load_records(paths: Iterable[str], metric: Optional[str] = None, options: Op
         raise ValueError(f"{where}: the scorer's signature differs from the one that wrote the records "
                          f"({scorer.signature} here); versions differ?")
     for rec in records:  # a stored score that disagrees with its details is never reduced
-        check_derived(rec, scorer.derived_fields(rec), wheres[rec["id"]])
+        try:
+            derived = scorer.derived_fields(rec)
+        except (ValueError, ArithmeticError, TypeError, KeyError) as err:
+            raise ValueError(f"{wheres[rec['id']]}: the record's fields do not fit together "
+                             f"({type(err).__name__}: {str(err)[:200]})") from None
+        check_derived(rec, derived, wheres[rec["id"]])
     return scorer, header, records
