@@ -137,6 +137,8 @@ class MetricsHook:
     label is not ``-100``; ``"causal"`` keeps those whose *next* label is not ``-100`` (a causal
     LM's labels are its inputs with the prompt set to ``-100``, and logit *t* predicts token
     *t + 1*), so only the answer is scored.
+
+    Every label ``-100``, or logits holding NaN or +inf: a warning, and NaN under each key.
     """
 
     def __init__(self, metric: Any, tokenizer: Any, sources: list[str] | str | None = None,
