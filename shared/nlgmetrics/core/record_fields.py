@@ -110,7 +110,8 @@ def _shown(value: Any) -> str:
         return repr(value) if abs(value) < 10**15 else "an integer of more than 15 digits"
     if isinstance(value, float):
         return repr(value)
-    return {str: "a string", list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    names: Dict[type, str] = {str: "a string", list: "a list", dict: "an object"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _span(low: float, high: float) -> str:

@@ -78,7 +78,7 @@ def _polarities(mismatches: Any) -> Optional[Tuple[List[float], List[float]]]:
         items = mismatches.get(side) if isinstance(mismatches, dict) else None
         if not isinstance(items, list):
             return None
-        values = [it.get("polarity") if isinstance(it, dict) else None for it in items]
+        values: List[Any] = [it.get("polarity") if isinstance(it, dict) else None for it in items]
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and -1 <= v <= 1 for v in values):
             return None
         out.append([float(v) for v in values])

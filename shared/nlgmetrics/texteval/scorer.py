@@ -197,7 +197,7 @@ class TextEval(Scorer):
         else ``score = -distance`` (direct), the reliability from r2 (scaling), and the
         distance from G2 under ``distance="g2"``."""
         if "counts" in record:
-            members = [Counter(c) for c in record["reference_counts"]]
+            members: list[Mapping[str, float]] = [Counter(c) for c in record["reference_counts"]]
             return self._standard_set(members).rate(Counter(record["counts"]))
         out: dict[str, Any] = {}
         if self.config.approach == "direct":
