@@ -243,3 +243,97 @@ def test_a_malformed_non_finite_number_is_refused(toy, tmp_path, capsys, value):
     rows[2]["raw"] = value
     crafted = _save(tmp_path / "bad.jsonl", rows)
     _reduce_error(capsys, [crafted], 'bad.jsonl, line 3: an object with the key "$float" must be exactly')
+
+
+# -- issue 37: every record field checked per metric; a stored score never disagrees ------------
+SAM_HYPS = ["the cat sat on the mat", "it is good"]
+SAM_REFS = ["a cat sat on the mat", "it is bad"]
+
+
+@pytest.fixture(scope="module")
+def sam_records(tmp_path_factory):
+    """A real SAM records file written by `nlgmetrics score --records` (line 3: 'good' vs 'bad')."""
+    folder = tmp_path_factory.mktemp("sam-records")
+    (folder / "p.txt").write_text("\n".join(SAM_HYPS) + "\n")
+    (folder / "r.txt").write_text("\n".join(SAM_REFS) + "\n")
+    out = folder / "sam.jsonl"
+    assert cli.main(["score", "sam", "-p", str(folder / "p.txt"), "-r", str(folder / "r.txt"), "--base", "chrf",
+                     "--profile", "lite", "--shard", "1/1", "--records", str(out), "-q"]) == 0
+    return out
+
+
+def _forged(path, tmp_path, field, value, line=3):
+    rows = _lines(path)
+    rows[line - 1][field] = value
+    return _save(tmp_path / "forged.jsonl", rows)
+
+
+def test_sam_records_reduce_to_the_scores(sam_records, capsys):
+    assert cli.main(["reduce", str(sam_records), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    single = nlgmetrics.load("sam", base="chrf", profile="lite", quiet=True).score(SAM_HYPS, SAM_REFS)
+    assert got["scores"] == single.scores and got["scores"][1] < 50  # 'good' vs 'bad' adjusted
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("score", "13.5", "field 'score' must be a number from 0 to 100, got a string"),
+    ("score", True, "field 'score' must be a number from 0 to 100, got true"),
+    ("score", 1e300, "field 'score' must be a number from 0 to 100, got 1e+300"),
+    ("score", -5, "field 'score' must be a number from 0 to 100, got -5"),
+    ("p", 5, "field 'p' must be a number from 0 to 1, got 5"),
+    ("p", -1, "field 'p' must be a number from 0 to 1, got -1"),
+    ("base", [30.0], "field 'base' must be a number from 0 to 100, got a list"),
+    ("score", 99.0, "field 'score' disagrees with the record's other fields (stored 99.0, recomputed 13.5"),
+    ("p", 0.1, "field 'p' disagrees with the record's other fields (stored 0.1, recomputed 0.55)"),
+    ("surprise", 1, "field 'surprise' is not a field of this metric's records"),
+])
+def test_reduce_checks_each_sam_record_field(sam_records, tmp_path, capsys, field, value, match):
+    """issue 37: a string, bool, huge or negative score, p outside [0, 1] and a forged score
+    were reduced (a forged score printed as the segment's); now exit 2, one line naming the
+    file, the line and the field."""
+    forged = _forged(sam_records, tmp_path, field, value)
+    line = _reduce_error(capsys, [forged], "forged.jsonl, line 3: " + match)
+    assert "Traceback" not in line
+
+
+def test_a_number_beyond_the_float_range_is_refused(sam_records, tmp_path, capsys):
+    rows = Path(sam_records).read_text().splitlines()
+    rows[2] = rows[2].replace('"score":', '"score":1e400,"was":', 1)
+    path = tmp_path / "overflow.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    _reduce_error(capsys, [str(path)], "overflow.jsonl, line 3: a number beyond the float range is not allowed")
+    rows[2] = rows[2].replace('"score":1e400', '"score":' + "9" * 5000, 1)
+    path.write_text("\n".join(rows) + "\n")
+    _reduce_error(capsys, [str(path)], "overflow.jsonl, line 3: a number too long to read")
+
+
+@pytest.fixture(scope="module")
+def texteval_records(tmp_path_factory):
+    """TextEval records with counts (corpus='document', the default), written as --records does."""
+    scorer = nlgmetrics.load("texteval", features="words", quiet=True)
+    records = scorer.segment_records(scorer.validate(SAM_HYPS, SAM_REFS))
+    path = tmp_path_factory.mktemp("texteval-records") / "te.jsonl"
+    distributed.write_records(str(path), "texteval", {"features": "words"}, scorer, records, n_segments=2,
+                              shard=(1, 1), fingerprint=distributed.corpus_fingerprint(scorer, SAM_HYPS, SAM_REFS))
+    return path
+
+
+@pytest.mark.parametrize("edit, match", [
+    (lambda r: r["counts"].update(the=[1, 2]), "field 'counts': 'the' must be a count (an integer from 0 to 2**53), "
+                                               "got a list"),
+    (lambda r: r["counts"].update(the=-3), "field 'counts': 'the' must be a count"),
+    (lambda r: r["counts"].update(the=1.5), "field 'counts': 'the' must be a count"),
+    (lambda r: r["reference_counts"][0].update(a=-2), "field 'reference_counts', item 0: 'a' must be a count"),
+    (lambda r: r.update(tokens=-1), "field 'tokens' must be an integer from 0"),
+    (lambda r: r.update(score=5.0), "field 'score' disagrees with the record's other fields (stored 5.0"),
+    (lambda r: r["counts"].update(the=3), "field 'score' disagrees with the record's other fields"),
+])
+def test_reduce_checks_texteval_counts(texteval_records, tmp_path, capsys, edit, match):
+    """issue 37: list, negative and fractional counts were reduced; an edited count silently
+    moved the document score."""
+    assert cli.main(["reduce", str(texteval_records)]) == 0
+    capsys.readouterr()
+    rows = _lines(texteval_records)
+    edit(rows[1])
+    forged = _save(tmp_path / "te-forged.jsonl", rows)
+    _reduce_error(capsys, [forged], "te-forged.jsonl, line 2: " + match)

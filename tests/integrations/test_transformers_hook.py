@@ -503,3 +503,75 @@ def test_evaluate_combine_logs_each_module_under_its_name(word_tok, tmp_path):
     length = evaluate.load(str(tmp_path / "length"))
     got = nlgmetrics.compute_metrics_fn(evaluate.combine([texteval, length]), word_tok, prefix="val")((ids, labels))
     assert got == {"val_texteval": pytest.approx(expected), "val_length_ratio": pytest.approx(16 / 12)}
+
+
+# -- issue 37: nothing to score is logged as NaN with a warning, never 0.0 ----------------------
+class NanScore(SourceAwareChrf):
+    """A metric whose documented score is NaN."""
+
+    name = "nan-metric"
+
+    def reduce_records(self, records: list[Record]) -> MetricResult:
+        return MetricResult(self.name, [math.nan] * len(records), math.nan, self.signature, [{}] * len(records))
+
+
+def test_all_masked_labels_warn_and_log_nan_not_zero(word_tok):
+    """Every label -100: each prediction was scored against '' and the hook logged 0.0."""
+    preds, masked = np.array([[1, 2, 3, 4], [0, 2, 4, 4]]), np.full((2, 4), -100)
+    with pytest.warns(UserWarning, match=r"chrf-src: logged NaN: every label is -100 \(every position masked\)"):
+        out = hook(word_tok)((preds, masked))
+    assert list(out) == ["chrf-src"] and math.isnan(out["chrf-src"])
+    calls = len(SourceAwareChrf.calls)
+    # one labelled position is enough to score (a partly masked evaluation is a real one)
+    assert hook(word_tok)((preds, np.array([[1, 2, 3, -100], [-100] * 4])))["chrf-src"] == pytest.approx(50.0)
+    assert len(SourceAwareChrf.calls) == calls + 1
+    # with a real metric by name, as a user builds it
+    with pytest.warns(UserWarning, match="sam: logged NaN: every label is -100"):
+        out = nlgmetrics.compute_metrics_fn("sam", word_tok, base="chrf", profile="lite")((preds, masked))
+    assert math.isnan(out["sam"])
+
+
+def test_all_masked_labels_over_batches(word_tok):
+    """batch_eval_metrics: NaN only when no batch has a label; the next evaluation starts clean."""
+    fn = hook(word_tok)
+    preds, masked = torch.tensor([[1, 2, 3, 4]]), torch.full((1, 4), -100)
+    assert fn((preds, masked), compute_result=False) == {}
+    with pytest.warns(UserWarning, match="every label is -100"):
+        assert math.isnan(fn((preds, masked), compute_result=True)["chrf-src"])
+    assert fn((preds, masked), compute_result=False) == {}
+    assert fn((preds, preds), compute_result=True)["chrf-src"] == pytest.approx(50.0)  # one row of two labelled
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_logits_warn_and_log_nan(word_tok, bad):
+    """NaN logits were argmaxed to the first NaN's id and scored as a real prediction."""
+    labels = np.array([[1, 2, 3, 4], [0, 2, 4, -100]])
+    logits = one_hot_logits([[1, 2, 3, 4], [0, 2, 4]], pad_to=4)
+    assert hook(word_tok)((logits, labels))["chrf-src"] == pytest.approx(100.0)
+    logits[1, 1, 3] = bad
+    with pytest.warns(UserWarning, match=r"chrf-src: logged NaN: predictions\[1\]\[1\] holds non-finite logits "
+                                         r"\(NaN or \+inf; 1 position\(s\)\)"):
+        out = hook(word_tok)((logits, labels))
+    assert math.isnan(out["chrf-src"])
+    ruled_out = one_hot_logits([[1, 2, 3, 4], [0, 2, 4]], pad_to=4)
+    ruled_out[0, :, 0] = -np.inf  # a token a logits processor rules out is no divergence
+    ruled_out[1, 3] = -np.inf  # nor a position where every token is ruled out (no prediction there)
+    assert hook(word_tok)((ruled_out, labels))["chrf-src"] == pytest.approx(100.0)
+
+
+def test_non_finite_logits_in_one_batch_make_the_evaluation_nan(word_tok):
+    fn = hook(word_tok)
+    good = torch.tensor(one_hot_logits([[1, 2, 3, 4]]))
+    broken = good.clone()
+    broken[0, 0, 0] = float("nan")
+    labels = torch.tensor([[1, 2, 3, 4]])
+    assert fn((broken, labels), compute_result=False) == {}
+    with pytest.warns(UserWarning, match="holds non-finite logits"):
+        assert math.isnan(fn((good, labels), compute_result=True)["chrf-src"])
+    assert fn((good, labels), compute_result=True)["chrf-src"] == pytest.approx(100.0)  # the next one is clean
+
+
+def test_a_metric_nan_passes_through_as_nan(word_tok):
+    ids = np.array([[1, 2, 3, 4]])
+    out = nlgmetrics.compute_metrics_fn(NanScore(), word_tok)((ids, ids))
+    assert list(out) == ["nan-metric"] and math.isnan(out["nan-metric"])

@@ -18,6 +18,7 @@ from .inputs import (
     sort_records,  # noqa: F401 (re-exported: nlgmetrics.core.scorer.sort_records)
     validate_inputs,
 )
+from .record_fields import Field
 from .result import MetricResult, make_signature
 from .version import __version__
 
@@ -147,6 +148,19 @@ class Scorer(abc.ABC):
     @abc.abstractmethod
     def reduce_records(self, records: List[Record]) -> MetricResult:
         """Corpus reduction over records sorted by ``id``, each id once."""
+
+    @classmethod
+    def record_fields(cls, config: MetricConfig) -> Optional[Dict[str, Field]]:
+        """What each field of this metric's records holds under ``config`` (name ->
+        :class:`~.record_fields.Field`): a records file's records are checked against it before
+        any reduction reads them. Default None: not checked (test scorers)."""
+        return None
+
+    def derived_fields(self, record: Record) -> Dict[str, Any]:
+        """Fields of a record (already checked against :meth:`record_fields`) recomputed from
+        its other fields, field -> value: a records file whose stored value disagrees beyond
+        rounding is refused (a forged ``score``). Default: none."""
+        return {}
 
     def resampler(self, records: List[Record]) -> Callable[[Any], Any]:
         """Corpus scores of resampled corpora for significance tests

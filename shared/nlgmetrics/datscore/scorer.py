@@ -8,7 +8,9 @@ from typing import Any, ClassVar, Union
 
 import numpy as np
 
+from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import Inputs, Record
+from nlgmetrics.core.record_fields import Field, explanation, numbers
 from nlgmetrics.core.scorer import Scorer
 from nlgmetrics.core.significance import Resampler
 from nlgmetrics.datscore.seq2seq import Seq2SeqLM
@@ -127,6 +129,15 @@ class DATScore(Scorer):
     def weights_for(self, matrix: np.ndarray, names: Sequence[str]) -> tuple[np.ndarray, dict[str, Any]]:
         """Direction weights for a segments x directions matrix under this scorer's option."""
         return direction_weights(matrix, names, self.direction_weights, self.config.ovr_min_segments)
+
+    @classmethod
+    def record_fields(cls, config: MetricConfig) -> dict[str, Field]:
+        """A record: the mean log-probability (<= 0) of each direction scored, some of those
+        the configuration can score; the translations with ``return_translations``."""
+        assert isinstance(config, DATScoreConfig)
+        logprob = (-math.inf, 0.0)
+        return {"directions": numbers(keys={name: logprob for name in config.possible_directions()}, subset=True),
+                "translations": explanation()}
 
     def reduce_records(self, records: list[Record]) -> MetricResult:
         if not records:

@@ -4,6 +4,7 @@ and the corpus combination (per-test-set normalisation or learned weights) in th
 from __future__ import annotations
 
 import json
+import math
 import threading
 import warnings
 from dataclasses import dataclass
@@ -12,7 +13,9 @@ from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
 
+from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import Inputs, Record
+from nlgmetrics.core.record_fields import Field, numbers
 from nlgmetrics.core.scorer import Scorer
 from nlgmetrics.core.significance import Resampler, mean_resampler
 from nlgmetrics.discotk.discourse import REPRESENTATIONS, DiscourseTree, HeuristicRSTParser, from_rst, looks_like_rst, representations
@@ -240,6 +243,15 @@ class DiscoTK(Scorer):
                 feats["bleu"] = bleu_similarity(h, r)
                 feats["bertscore"] = 1.0 if not has_word(h) and not has_word(r) else float(f)
         return records
+
+    @classmethod
+    def record_fields(cls, config: MetricConfig) -> Dict[str, Field]:
+        """A record: the raw features of the variant, similarities in [0, 1] (TER's 1 - TER/100
+        has no lower end, BERTScore F1 is a cosine mean in [-1, 1])."""
+        assert isinstance(config, DiscoTKConfig)
+        ranges = {"ter": (-math.inf, 1.0), "bertscore": (-1.0, 1.0)}
+        names = feature_names(config.variant, config.members)
+        return {"features": numbers(keys={name: ranges.get(name, (0.0, 1.0)) for name in names})}
 
     def reduce_records(self, records: List[Record]) -> MetricResult:
         with self._weights_lock:

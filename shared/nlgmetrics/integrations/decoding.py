@@ -4,6 +4,8 @@ What is accepted, and the error for anything else (before any tokenizer sees it)
 a 2-D integer array (batch, length), or 3-D logits (batch, length, vocab) whose argmax is taken;
 a tuple's first element; torch tensors (``batch_eval_metrics``); lists of per-batch arrays
 (``eval_do_concat_batches=False``). See the hook's module docstring for what is decoded.
+Logits holding NaN or +inf at a position that is not padding raise :class:`Unscorable`: there
+is no prediction there, and the hook logs NaN for the evaluation (with a warning), never a score.
 """
 from __future__ import annotations
 
@@ -11,6 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+
+class Unscorable(ValueError):
+    """An evaluation with nothing to score (non-finite logits): the hook warns and logs NaN."""
 
 
 def vocab_size(tokenizer: Any) -> int | None:
@@ -47,7 +53,14 @@ def token_ids(ids: Any, field: str, tokenizer: Any, extra_ids: Sequence[int] = (
     if arr.ndim == 3:  # logits: greedy ids
         if not np.issubdtype(arr.dtype, np.floating):
             raise ValueError(f"{field} has 3 dimensions but is not float logits (dtype {arr.dtype})")
-        padding = arr.max(-1) == arr.min(-1)  # the Trainer's -100 fill between batches: no prediction
+        top = arr.max(-1)  # NaN where a position holds a NaN, +inf where one holds +inf
+        padding = top == arr.min(-1)  # the Trainer's -100 fill between batches: no prediction
+        broken = np.isnan(top) | np.isposinf(top)
+        if broken.any():
+            row, col = np.argwhere(broken)[0]
+            raise Unscorable(f"{field}[{row}][{col}] holds non-finite logits (NaN or +inf; {int(broken.sum())} "
+                             "position(s)): the model's outputs overflowed or diverged, so there is no prediction "
+                             "to score")
         arr = np.where(padding, -1, arr.argmax(-1))
     if arr.ndim != 2:
         raise ValueError(f"{field} must be token ids of shape (batch, length) or logits of shape "

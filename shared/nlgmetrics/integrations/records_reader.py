@@ -1,12 +1,16 @@
 """Reading records files back as untrusted data (every field checked, errors naming the file
 and line, non-finite numbers only as ``{"$float": ...}``) and reducing them: the format is in
-:mod:`nlgmetrics.integrations.records`."""
+:mod:`nlgmetrics.integrations.records`. Each record's fields are checked against the metric's
+declared fields (type and range, :mod:`nlgmetrics.core.record_fields`), and a stored score that
+disagrees with the record's other fields is refused, so a reduction never prints it."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from nlgmetrics.core.inputs import Record
+from nlgmetrics.core.record_fields import check_derived, check_fields
 from nlgmetrics.core.result import MetricResult, has_nonfinite
 from nlgmetrics.core.scorer import Scorer
 from nlgmetrics.integrations.records import (
@@ -45,6 +49,13 @@ def _nonfinite(obj: Dict[str, Any]) -> Any:
     return _NONFINITE[name]
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400: JSON has no infinity, and json.loads would make one
+        raise _BadValue("a number beyond the float range is not allowed in a records file")
+    return value
+
+
 def _parse(line: str, where: str, decoded: Optional[List[float]] = None) -> Any:
     """One JSON line of a records file; ``decoded`` (when given) collects the non-finite
     numbers read from ``{"$float": ...}`` objects."""
@@ -55,11 +66,13 @@ def _parse(line: str, where: str, decoded: Optional[List[float]] = None) -> Any:
         return value
 
     try:
-        return json.loads(line, parse_constant=_no_constant, object_hook=hook)
+        return json.loads(line, parse_constant=_no_constant, parse_float=_finite_float, object_hook=hook)
     except json.JSONDecodeError as err:
         raise ValueError(f"{where}: not valid JSON ({err.msg}, column {err.colno})") from None
-    except _BadValue as err:  # bare NaN / Infinity, a malformed non-finite number
+    except _BadValue as err:  # bare NaN / Infinity, 1e400, a malformed non-finite number
         raise ValueError(f"{where}: {err}") from None
+    except ValueError:  # an integer of thousands of digits (Python's conversion limit)
+        raise ValueError(f"{where}: a number too long to read") from None
 
 
 def _same(a: Record, b: Record) -> bool:
@@ -124,12 +137,20 @@ def _check_record(rec: Any, where: str, n: int, shard: Tuple[int, int],
 
 
 def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
+    """Read shard files and check them as untrusted data (:func:`_read`). Returns (header,
+    records sorted by id)."""
+    header, records, _ = _read(paths)
+    return header, records
+
+
+def _read(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record], Dict[int, str]]:
     """Read shard files and check them as untrusted data: the header's fields, each record's
     id (an integer in range, in the file's shard), the count of records against the header,
     that all files come from one run (metric, options, signature, segment count and the
     fingerprint of the inputs agree) and together cover every segment once (the same shard
-    given twice is merged when its records are identical). Every error names the file and
-    line and quotes nothing of the file. Returns (header, records sorted by id)."""
+    given twice is merged when its records are identical), each record's fields against the
+    metric's declared fields under the file's options. Every error names the file and line and
+    quotes nothing of the file. Returns (header, records sorted by id, id -> "file, line N")."""
     # long: one streaming pass over untrusted files; every check sits where its error can name the file and line
     import nlgmetrics
     from nlgmetrics.core import files
@@ -137,6 +158,7 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
     header: Optional[Dict[str, Any]] = None
     first_path = ""
     by_id: Dict[int, Record] = {}
+    wheres: Dict[int, str] = {}
     for path in paths:
         path = str(path)
         lines = files.iter_lines(path, max_line_bytes=MAX_LINE_BYTES)
@@ -161,7 +183,9 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
             raise ValueError(f"{path}, line 1: comes from a different run than {first_path} "
                              f"({'; '.join(differ)} differ)")
         n, shard = head["n_segments"], head["shard"]
-        nonfinite = nlgmetrics.scorer_class(head["metric"]).nonfinite_fields
+        cls = nlgmetrics.scorer_class(head["metric"])
+        nonfinite = cls.nonfinite_fields
+        fields = cls.record_fields(cls.Config.from_options(**head["options"]))  # options checked in the header
         mine: Dict[int, Record] = {}
         for lineno, line in enumerate(lines, start=2):
             if not line.strip():
@@ -170,11 +194,14 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
             decoded: List[float] = []  # a non-finite number can only come from a {"$float": ...} object
             parsed = _parse(line, where, decoded)
             rec = _check_record(parsed, where, n, shard, nonfinite if decoded else None)
+            if fields is not None:
+                check_fields(rec, fields, where)
             for seen in (mine, by_id):
                 old = seen.get(rec["id"])
                 if old is not None and not _same(old, rec):
                     raise ValueError(f"{where}: segment {rec['id']} has conflicting records")
             mine[rec["id"]] = rec
+            wheres.setdefault(rec["id"], where)
         want = shard_size(n, *shard)
         if len(mine) != want:
             raise ValueError(f"{path}: shard {shard[0]}/{shard[1]} of {n} segments should hold {want} records, "
@@ -188,7 +215,7 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
         first = missing[0] if missing else len(ids)
         raise ValueError(f"{header['n_segments'] - len(ids)} segment(s) have no record (first: {first}); "
                          "a shard is missing")
-    return header, [by_id[i] for i in ids]
+    return header, [by_id[i] for i in ids], wheres
 
 
 def reduce_files(paths: Iterable[str], metric: Optional[str] = None, options: Optional[Dict[str, Any]] = None,
@@ -212,7 +239,7 @@ def load_records(paths: Iterable[str], metric: Optional[str] = None, options: Op
     import nlgmetrics
 
     paths = [str(p) for p in paths]
-    header, records = read_records(paths)
+    header, records, wheres = _read(paths)
     where = f"{paths[0]}, line 1"
     if metric is not None and metric != header["metric"]:
         raise ValueError(f"{where}: the records are of metric {header['metric']!r}, not {metric!r}")
@@ -239,4 +266,11 @@ def load_records(paths: Iterable[str], metric: Optional[str] = None, options: Op
     if scorer.signature != header["signature"]:
         raise ValueError(f"{where}: the scorer's signature differs from the one that wrote the records "
                          f"({scorer.signature} here); versions differ?")
+    for rec in records:  # a stored score that disagrees with its details is never reduced
+        try:
+            derived = scorer.derived_fields(rec)
+        except (ValueError, ArithmeticError, TypeError, KeyError) as err:
+            raise ValueError(f"{wheres[rec['id']]}: the record's fields do not fit together "
+                             f"({type(err).__name__}: {str(err)[:200]})") from None
+        check_derived(rec, derived, wheres[rec["id"]])
     return scorer, header, records

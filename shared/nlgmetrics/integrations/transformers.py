@@ -26,6 +26,11 @@ processes but passes only the local batch as inputs, so ``sources="inputs"`` can
 with ``batch_eval_metrics=True`` there (a ``ValueError`` says so); a sources list works (its
 check against the inputs is skipped). ``eval_do_concat_batches=False`` (lists of per-batch
 arrays): each batch is decoded on its own; an error names the batch.
+
+An evaluation with nothing to score is logged as NaN under each key, with a warning, never as
+a score: every label ``-100`` (no reference: every text would be compared with an empty one
+and score the floor, 0.0) or logits holding NaN or +inf (a diverged model: no prediction). A
+metric's own NaN score passes through as NaN.
 """
 from __future__ import annotations
 
@@ -37,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from nlgmetrics.integrations.decoding import ALIGN_LABELS, batches, decode, lang_ids, token_ids
+from nlgmetrics.integrations.decoding import ALIGN_LABELS, Unscorable, batches, decode, lang_ids, token_ids
 
 
 def _evaluation_pass() -> tuple[Any, int] | None:
@@ -65,12 +70,8 @@ def _check_module_options(module: Any, options: dict[str, Any]) -> None:
         one.checked_call({k: v for k, v in options.items() if k != "sources"})
 
 
-def _combined_scores(combined: Any, kwargs: dict[str, Any]) -> dict[str, float]:
-    """An ``evaluate.combine``, each module computed with the same arguments (as the combine
-    does; its merged keys are ambiguous): a module of ours gives its corpus score under its name
-    in the combine (its metric's name; ``<name>_0``, ``<name>_1`` for a name given twice),
-    another module its numeric results under their own keys (``<name>_<key>`` where a key is
-    taken); results that are no numbers (lists, strings) are left out."""
+def _combined_labels(combined: Any) -> list[str]:
+    """Each module's name in an ``evaluate.combine`` (``<name>_0``, ``<name>_1`` for a name given twice)."""
     modules = list(combined.evaluation_modules)
     names = list(getattr(combined, "evaluation_module_names", None) or [m.name for m in modules])
     labels, counts = [], {n: 0 for n in names if names.count(n) > 1}
@@ -80,6 +81,16 @@ def _combined_scores(combined: Any, kwargs: dict[str, Any]) -> dict[str, float]:
             counts[name] += 1
         else:
             labels.append(name)
+    return labels
+
+
+def _combined_scores(combined: Any, kwargs: dict[str, Any]) -> dict[str, float]:
+    """An ``evaluate.combine``, each module computed with the same arguments (as the combine
+    does; its merged keys are ambiguous): a module of ours gives its corpus score under its name
+    in the combine (its metric's name; ``<name>_0``, ``<name>_1`` for a name given twice),
+    another module its numeric results under their own keys (``<name>_<key>`` where a key is
+    taken); results that are no numbers (lists, strings) are left out."""
+    modules, labels = list(combined.evaluation_modules), _combined_labels(combined)
     result: dict[str, float] = {}
     others: list[tuple[str, dict[str, Any]]] = []
     for label, module in zip(labels, modules):
@@ -126,6 +137,8 @@ class MetricsHook:
     label is not ``-100``; ``"causal"`` keeps those whose *next* label is not ``-100`` (a causal
     LM's labels are its inputs with the prompt set to ``-100``, and logit *t* predicts token
     *t + 1*), so only the answer is scored.
+
+    Every label ``-100``, or logits holding NaN or +inf: a warning, and NaN under each key.
     """
 
     def __init__(self, metric: Any, tokenizer: Any, sources: list[str] | str | None = None,
@@ -156,6 +169,8 @@ class MetricsHook:
         #: batch_eval_metrics: the texts of the batches so far, and the loader pass they belong to
         self._gathered: tuple[list[str], list[str], list[str]] = ([], [], [])
         self._pass: tuple[Any, int] | None = None
+        #: of the evaluation so far: label positions that are not -100, and why it cannot be scored
+        self._labelled, self._unscorable = 0, ""
 
     # -- the Trainer's call -------------------------------------------------------------------
     def __call__(self, eval_pred: Any, compute_result: bool | None = None) -> dict[str, float]:
@@ -164,17 +179,41 @@ class MetricsHook:
         is forgotten after the last batch, on any error, and when a new evaluation starts (see
         :func:`_evaluation_pass`), so an interrupted evaluation never leaks into the next."""
         if compute_result is None:
-            return self.score(*self.decode_all(eval_pred))
+            self.forget()
+            try:
+                texts = self.decode_all(eval_pred)
+            except Unscorable as err:
+                return self.unscored(str(err))
+            return self.unscored(self.no_labels()) if self.no_labels() else self.score(*texts)
         self.gather(eval_pred)
         if not compute_result:
             return {}
         try:
             hyps, refs, inputs = (list(texts) for texts in self._gathered)
+            if self._unscorable:
+                return self.unscored(self._unscorable)
             if not hyps:
                 raise ValueError("predictions is empty: the evaluation set has no examples, so there is nothing to score")
+            if self.no_labels():
+                return self.unscored(self.no_labels())
             return self.score(hyps, refs, inputs if len(inputs) == len(hyps) else None)
         finally:
             self.forget()
+
+    def no_labels(self) -> str:
+        """Why the evaluation so far cannot be scored for want of labels, or ''."""
+        if self._labelled:
+            return ""
+        return ("every label is -100 (every position masked): there is no reference to score against, and each "
+                "prediction would score the floor against an empty text")
+
+    def unscored(self, reason: str) -> dict[str, float]:
+        """NaN under each key, with a warning saying why (never a score: 0.0 would read as one)."""
+        keys = [self.key]
+        if getattr(self.scorer, "evaluation_modules", None) is not None:  # evaluate.combine
+            keys = [f"{self.prefix}_{k}" if self.prefix else k for k in _combined_labels(self.scorer)]
+        warnings.warn(f"{', '.join(keys)}: logged NaN: {reason}", stacklevel=3)
+        return {key: float("nan") for key in keys}
 
     def gather(self, eval_pred: Any) -> None:
         """Keep one batch's texts (``batch_eval_metrics``), after forgetting those of an earlier
@@ -185,6 +224,9 @@ class MetricsHook:
             self._pass = current
         try:
             hyps, refs, srcs = self.decode_all(eval_pred)
+        except Unscorable as err:  # the evaluation is logged as NaN when its last batch comes
+            self._unscorable = self._unscorable or str(err)
+            return
         except BaseException:
             self.forget()
             raise
@@ -197,14 +239,19 @@ class MetricsHook:
         """Drop the batches kept so far."""
         for texts in self._gathered:
             texts.clear()
+        self._labelled, self._unscorable = 0, ""
 
     # -- decoding -----------------------------------------------------------------------------
     def decode_batch(self, predictions: Any, labels: Any) -> tuple[list[str], list[str]]:
         """Hypotheses and references of one array of predictions and labels."""
+        codes = sorted(lang_ids(self.tokenizer))
         label_ids = None
         if self.align_labels is not None:  # the labels mask the positions that predict nothing
-            label_ids = token_ids(labels, "labels", self.tokenizer, sorted(lang_ids(self.tokenizer)))
+            label_ids = token_ids(labels, "labels", self.tokenizer, codes)
         hyps = decode(self.tokenizer, predictions, "predictions", label_ids, self.align_labels)
+        if label_ids is None:
+            label_ids = token_ids(labels, "labels", self.tokenizer, codes)
+        self._labelled += int((label_ids >= 0).sum())  # -100: masked
         refs = decode(self.tokenizer, labels, "labels", cut_eos=False)
         if len(hyps) != len(refs):
             raise ValueError(f"the evaluation produced {len(hyps)} predictions but {len(refs)} labels")

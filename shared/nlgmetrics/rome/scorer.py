@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import Inputs, Record, normalize_text, reference_group, validate_inputs, validate_texts
+from nlgmetrics.core.record_fields import Field, explanation, integer, number
 from nlgmetrics.core.scorer import Scorer, mean_reduce
 from nlgmetrics.core.significance import Resampler, mean_resampler
 
@@ -313,6 +315,27 @@ class RoMe(Scorer):
             records.append(record)
             start += len(group)
         return records
+
+    @classmethod
+    def record_fields(cls, config: MetricConfig) -> dict[str, Field]:
+        """A record: the score and the features the component computes, each in [0, 1]
+        (F_TED a distance), the best reference's index, and F_EMD's alignment."""
+        assert isinstance(config, RoMeConfig)
+        needs = NEEDS[config.component]
+        fields = {"score": number(0, 1), **{f"f_{name}": number(0, 1) for name in ("grammar", "ted", "emd")
+                                            if name in needs}}
+        return {**fields, "reference_index": integer(required=False), "alignment": explanation("list")}
+
+    def derived_fields(self, record: Record) -> dict[str, Any]:
+        """The score: the final network on the three features (``component="rome"``), else
+        the component's feature itself."""
+        component = self.config.component
+        if component != "rome":
+            return {"score": record[f"f_{component}"]}
+        net = self.network
+        if net is None:
+            return {}
+        return {"score": float(net(np.array([[float(record[k]) for k in FEATURE_ORDER]]))[0])}
 
     def reduce_records(self, records: list[Record]) -> MetricResult:
         return mean_reduce(self, records, corpus=EnglishOnly.corpus(records))

@@ -9,10 +9,11 @@ from nlgmetrics.core.inputs import PYTHON_SYNTAX, ArgumentSyntax, Inputs, Record
 from nlgmetrics.core.language import EnglishOnly
 from nlgmetrics.core.lexical import corpus_sentence_scores
 from nlgmetrics.core.linguistic import get_analyzer
+from nlgmetrics.core.record_fields import Field, explanation, number
 from nlgmetrics.core.result import MetricResult
 from nlgmetrics.core.scorer import Scorer, mean_reduce
 from nlgmetrics.core.significance import Resampler, mean_resampler
-from nlgmetrics.sam.adjust import adjust, damp_adjustment, match_items, sentiment_adjustment
+from nlgmetrics.sam.adjust import adjust, damp_adjustment, match_items, sentiment_adjustment, weighted_polarity
 from nlgmetrics.sam.config import BASE_LOW, BASE_SCALES, PROFILES, SENTENCE_METRICS, SAMConfig
 from nlgmetrics.sam.lexicon import load_lexicon
 from nlgmetrics.sam.tagger import Item, lookup_analyzer, text_items
@@ -59,6 +60,29 @@ def check_given(config: SAMConfig, names: Collection[str], syntax: ArgumentSynta
     if config.base != "given" and "base_scores" in names:
         raise ValueError(f"{syntax.extra('base_scores')} is for {given} only; "
                          f"{syntax.option('base', config.base)} computes its own base scores")
+
+
+def base_bounds(config: SAMConfig) -> Tuple[float, float]:
+    """The range of a base score: the base metric's scale (BERTScore F1 is a cosine mean, so
+    [-1, 1]), for ``given`` its ``base_range`` (default [0, 1])."""
+    if config.base == "given":
+        return config.base_range or (0.0, 1.0)
+    return {"bleu": (0.0, 100.0), "chrf": (0.0, 100.0), "meteor": (0.0, 1.0), "bertscore": (-1.0, 1.0)}[config.base]
+
+
+def _polarities(mismatches: Any) -> Optional[Tuple[List[float], List[float]]]:
+    """The polarities of a record's mismatched hypothesis and reference items, or None when
+    they are not lists of items with a polarity in [-1, 1]."""
+    out = []
+    for side in ("hypothesis", "reference"):
+        items = mismatches.get(side) if isinstance(mismatches, dict) else None
+        if not isinstance(items, list):
+            return None
+        values: List[Any] = [it.get("polarity") if isinstance(it, dict) else None for it in items]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and -1 <= v <= 1 for v in values):
+            return None
+        out.append([float(v) for v in values])
+    return out[0], out[1]
 
 
 class SAM(Scorer):
@@ -169,6 +193,32 @@ class SAM(Scorer):
             self._english.check(record, (hyp, ref), quiet=self.quiet)
             records.append(record)
         return records
+
+    @classmethod
+    def record_fields(cls, config: MetricConfig) -> Dict[str, Field]:
+        """A record: the base score on its scale, p, p_raw in [0, 1], S_h and S_r in [-1, 1],
+        the SAM score (derived: :meth:`derived_fields`) and the mismatched items."""
+        assert isinstance(config, SAMConfig)
+        low = config.base_range[0] if config.base == "given" and config.base_range else BASE_LOW.get(config.base, 0.0)
+        lo, hi = base_bounds(config)
+        return {"score": number(lo - abs(lo - low), hi), "base": number(lo, hi), "p": number(0, 1),
+                "p_raw": number(0, 1), "s_h": number(-1, 1), "s_r": number(-1, 1), "mismatches": explanation()}
+
+    def derived_fields(self, record: Record) -> Dict[str, Any]:
+        """The score from base and p; p_raw from S_h and S_r; S_h, S_r and p from the mismatched
+        items' polarities when the record lists them."""
+        out: Dict[str, Any] = {}  # in the order of the computation: an error names the first forged field
+        pols = _polarities(record.get("mismatches"))
+        if pols is not None:
+            out.update(s_h=weighted_polarity(pols[0]), s_r=weighted_polarity(pols[1]))
+        out["p_raw"] = abs(record["s_h"] - record["s_r"]) / 2
+        if pols is not None:
+            out["p"] = damp_adjustment((record["s_h"], record["s_r"], out["p_raw"]), pols[0], pols[1],
+                                       self.config.damping, self.config.damping_k)
+        elif self.config.damping == "off":
+            out["p"] = out["p_raw"]
+        out["score"] = adjust(float(record["base"]), float(record["p"]), self.low)
+        return out
 
     def reduce_records(self, records: List[Record]) -> MetricResult:
         bases = [float(r["base"]) for r in records]

@@ -8,7 +8,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import Inputs, Record, reference_group, validate_texts
+from nlgmetrics.core.record_fields import Field, count_list, counts, flag, integer, number
 from nlgmetrics.core.scorer import Scorer
 
 from ..core.progress import progress
@@ -175,6 +177,36 @@ class TextEval(Scorer):
                 record["reference_counts"] = [dict(table[t]) for t in ref_texts]
             records.append(record)
         return records
+
+    @classmethod
+    def record_fields(cls, config: MetricConfig) -> dict[str, Field]:
+        """A record (:meth:`StandardSet.rate`): score, distance, G2, df, tokens, the standard
+        set's size; for scaling r2 (NaN under 3 texts) and reliability; for
+        ``corpus="document"`` the counts of the prediction and of each reference."""
+        assert isinstance(config, TextEvalConfig)
+        fields = {"score": number(), "distance": number(0), "g2": number(0), "df": integer(), "tokens": integer(),
+                  "standard_set": integer(1)}
+        if config.approach == "scaling":
+            fields.update(r2=number(0, 1, nan=True), reliable=flag())
+        if config.corpus == "document":
+            fields.update(counts=counts(), reference_counts=count_list())
+        return fields
+
+    def derived_fields(self, record: Record) -> dict[str, Any]:
+        """With the counts (``corpus="document"``) the whole rating recomputed from them;
+        else ``score = -distance`` (direct), the reliability from r2 (scaling), and the
+        distance from G2 under ``distance="g2"``."""
+        if "counts" in record:
+            members: list[Mapping[str, float]] = [Counter(c) for c in record["reference_counts"]]
+            return self._standard_set(members).rate(Counter(record["counts"]))
+        out: dict[str, Any] = {}
+        if self.config.approach == "direct":
+            out["score"] = 0.0 - record["distance"]
+        else:  # NaN r2 (under 3 texts): not reliable
+            out["reliable"] = bool(record["r2"] >= self.config.min_r2)
+        if self.config.distance == "g2":
+            out["distance"] = record["g2"]
+        return out
 
     def reduce_records(self, records: list[Record]) -> MetricResult:
         """Segment scores as recorded; the corpus score is the mean of them
