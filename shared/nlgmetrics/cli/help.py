@@ -47,8 +47,8 @@ bad input:
 
 META_EVAL = """\
 input:
-  JSON lines: one output a row; fields hyp, ref, src, system, the --human field (null: no
-  human score, left out), --item-field (default: the source text). Or --mtme DIR --lp de-en: an
+  JSON lines: one output a row; fields hyp, ref, src, system, the --human field (a finite
+  number), --item-field (default: the source text). Or --mtme DIR --lp de-en: an
   mt-metrics-eval EvalSet (sources/LP.txt, references/LP.REF.txt, system-outputs/LP/SYS.txt,
   documents/LP.docs, human-scores/LP.HUMAN.seg.score with None for a missing score); every
   system the human scores rate is scored (the --ref output itself left out), and its documents

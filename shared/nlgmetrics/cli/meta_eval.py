@@ -33,8 +33,6 @@ class Data:
 
 def _human(row: files.Row, key: str, path: str) -> Optional[float]:
     value = files.field(row, key, path)
-    if value is None:
-        return None  # a missing human score, as mt-metrics-eval's None
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise CLIError(f"{path}, line {row[0]}: human score {value!r:.40} is not a number")
     try:
@@ -56,6 +54,8 @@ def _check_args(cls: Any, config: Any, args: argparse.Namespace) -> None:
     if (args.data is None) == (args.mtme is None):
         raise CLIError("give either a JSON-lines file or --mtme DIR (an mt-metrics-eval test-set folder), not both"
                        if args.data else "give a JSON-lines file, or --mtme DIR --lp SRC-TGT")
+    if args.data is not None and os.path.isdir(args.data):
+        raise CLIError(f"{args.data} is a folder: for an mt-metrics-eval EvalSet give --mtme {args.data} --lp SRC-TGT")
     if args.mtme is not None and not args.lp:
         raise CLIError("--mtme needs --lp, the language pair of the EvalSet (e.g. de-en)")
     if args.data is not None and not args.human:
@@ -209,6 +209,8 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
     config = config_from_args(cls, args)
     _check_args(cls, config, args)
     data = _from_mtme(cls, args) if args.mtme else _from_jsonl(cls, args)
+    if all(h is None for h in data.human):
+        raise CLIError(f"{data.label}: no row has a human score")
     scores, systems, signature = _score(args.metric, config, data, args.quiet)
     options = dict(bootstrap=args.bootstrap, seed=args.seed, permutations=args.permutations)
     out: Dict[str, Any] = {"metric": args.metric, "signature": signature, "human": data.human_name,
@@ -233,7 +235,8 @@ def _print(metric: str, data: Data, out: Dict[str, Any]) -> None:
     for level in ("segment", "system"):
         for method, v in out[level].items():
             ci = f"  95% CI [{v['ci95'][0]:+.4f}, {v['ci95'][1]:+.4f}]" if v["ci95"] is not None else ""
-            print(f"  {level:8s} {method:9s} {v['value']:+.4f}{ci}")
+            value = f"{v['value']:+.4f}" if v["value"] == v["value"] else "  -    (undefined: a constant side)"
+            print(f"  {level:8s} {method:9s} {value}{ci}")
     _print_pairwise(out)
     if out["system"]:
         print(f"  system level over {out['n_systems']} systems ({out['n_system_rows']} rows), each system's score "
@@ -266,7 +269,8 @@ def _print_pairwise(out: Dict[str, Any]) -> None:
     for method in stats.CORRELATIONS:
         if method in item:
             v = item[method]
-            print(f"  item     {method:9s} {v['value']:+.4f}  (mean over {v['n_items']} items)")
+            value = f"{v['value']:+.4f}" if v["value"] == v["value"] else "  -    "
+            print(f"  item     {method:9s} {value}  (mean over {v['n_items']} items)")
     if "tie_calibrated_accuracy" in item:
         v = item["tie_calibrated_accuracy"]
         print(f"  item     acc*_eq   {v['value']:.4f}  (tie-calibrated pairwise accuracy over {v['n_items']} items, "
