@@ -84,7 +84,7 @@ def human_means(human: Sequence[Optional[float]], sys: SystemScores) -> Dict[str
     """Each system's mean human score over its rows that have one (systems with none left out)."""
     out = {}
     for name in sys.names:
-        values = [human[k] for k in sys.rows[name] if human[k] is not None]
+        values = [float(h) for h in (human[k] for k in sys.rows[name]) if h is not None]
         if values:
             out[name] = float(np.mean(values))
     return out

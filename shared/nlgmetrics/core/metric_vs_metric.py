@@ -28,6 +28,7 @@ import scipy.stats
 from . import stats
 from .meta_system import SystemScores, human_means, percentile_ci, system_samples
 from .pairwise import _groups, _pair_blocks, pairwise_accuracy, tie_calibrated_accuracy
+from .stats import Vector
 
 _TOL = 1e-9
 #: pairs per block of the acc*_eq permutation test (permutations x block values at once)
@@ -79,7 +80,7 @@ def two_sided_p(null: np.ndarray, observed: float) -> float:
     return (1 + int(np.count_nonzero(np.abs(d) >= threshold))) / (len(d) + 1)
 
 
-def perm_both(a: Sequence[float], b: Sequence[float], human: Sequence[float], statistic: BatchStat,
+def perm_both(a: Vector, b: Vector, human: Vector, statistic: BatchStat,
               permutations: int = 1000, seed: int = 0) -> Tuple[float, float]:
     """``(d, p)``: d = statistic(A) - statistic(B) and Perm-Both's two-sided p (module docstring)."""
     za, zb, h = _zscore(np.asarray(a, float)), _zscore(np.asarray(b, float)), np.asarray(human, float)
@@ -105,7 +106,7 @@ def williams_p(r_ha: float, r_hb: float, r_ab: float, n: int) -> float:
     return float(2 * scipy.stats.t.sf(abs(t), n - 3))
 
 
-def acc_eq_test(a: Sequence[float], b: Sequence[float], human: Sequence[float], groups: Sequence[Hashable],
+def acc_eq_test(a: Vector, b: Vector, human: Vector, groups: Sequence[Hashable],
                 permutations: int = 1000, seed: int = 0, bootstrap: int = 0) -> Dict[str, Any]:
     """acc*_eq of A and B (each at its own epsilon), the difference, the pairwise permutation
     test's two-sided p, and (``bootstrap``) a 95 % interval from resampling items."""
