@@ -115,3 +115,18 @@ def test_meta_eval_help_names_every_statistic_and_the_default_fields(capsys):
                  "default: ref", "default: src", "default: system", "string form", "centres", "sacrebleu",
                  "--mtme", "--against"):
         assert word in text, word
+
+
+def test_python_meta_eval_reads_an_evalset_as_the_command_line_does(toy, tmp_path, capsys):
+    rows = wmt21_rows()
+    root = build_evalset(tmp_path / "w", rows, missing={("Online-W", 2)})
+    cli_out = _run(capsys, ["meta-eval", "toy", "--mtme", str(root), "--lp", "de-en", "--bootstrap", "0",
+                            "--permutations", "20", "--json", "-q"])
+    py_out = nlgmetrics.meta_eval("toy", mtme=str(root), lp="de-en", bootstrap=0, permutations=20,
+                                  against=("toy", {"lowercase": True}))
+    for level in ("segment", "system", "pairwise", "item"):
+        assert json.loads(json.dumps(py_out[level])) == cli_out[level], level
+    assert py_out["n"] == 47 and py_out["n_unrated"] == 1
+    assert py_out["against"]["metric"] == "toy" and "pearson" in py_out["against"]["segment"]
+    with pytest.raises(ValueError, match="mtme reads the predictions"):
+        nlgmetrics.meta_eval("toy", ["x"], mtme=str(root), lp="de-en")
