@@ -154,7 +154,8 @@ def _against(args: argparse.Namespace, data: Data) -> Optional[tuple[str, List[f
         except ValueError as err:
             raise CLIError(f"--against-option: {err}") from None
         scores, systems, _ = _score(target, config, _for(cls, data), args.quiet)
-        return target, scores, systems
+        label = f"{target}[{','.join(args.against_option)}]" if args.against_option else target
+        return label, scores, systems
     if args.against_option:
         raise CLIError("--against-option needs --against to name a metric, not a score file")
     path = target

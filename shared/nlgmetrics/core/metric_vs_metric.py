@@ -218,7 +218,7 @@ def _systems(out: Dict[str, Any], human: Sequence[Optional[float]], a: SystemSco
 def format_comparison(metric: str, c: Dict[str, Any]) -> str:
     """The text table of :func:`compare_metrics` (A = ``metric``, B = ``c['metric']``)."""
     lines = [f"{metric} (A) against {c['metric']} (B): diff = A - B, 95% bootstrap interval, two-sided p",
-             f"  {'level':8s} {'statistic':18s} {'A':>8s} {'B':>8s} {'diff':>8s}  {'95% interval':>19s}  "
+             f"  {'level':8s} {'statistic':23s} {'A':>8s} {'B':>8s} {'diff':>8s}  {'95% interval':>19s}  "
              f"{'p perm':>7s}  {'p Williams':>10s}"]
 
     def num(x: Any, fmt: str) -> str:
@@ -228,7 +228,7 @@ def format_comparison(metric: str, c: Dict[str, Any]) -> str:
         for name, v in c[level].items():
             ci = f"[{v['ci95'][0]:+.4f}, {v['ci95'][1]:+.4f}]" if v.get("ci95") else "-"
             p = v.get("p_perm_both", v.get("p_permutation"))
-            lines.append(f"  {level:8s} {name:18s} {num(v['a'], '+8.4f'):>8s} {num(v['b'], '+8.4f'):>8s} "
+            lines.append(f"  {level:8s} {name:23s} {num(v['a'], '+8.4f'):>8s} {num(v['b'], '+8.4f'):>8s} "
                          f"{num(v['diff'], '+8.4f'):>8s}  {ci:>19s}  {num(p, '7.4f'):>7s}  "
                          f"{num(v.get('p_williams'), '10.4f'):>10s}")
     return "\n".join(lines)
