@@ -56,7 +56,7 @@ input:
   Each system is scored as its own corpus. Systems are keyed by their string form (1 and "1"
   are one system); rows without one are left out of the system level only.
 
-statistics:
+levels:
   segment  Pearson, Spearman, Kendall tau-b over all rows with a human score.
   system   the same over the systems: the metric's OWN corpus score of each system (not a
            mean of its segment scores, unless the metric's corpus score is one) against its
