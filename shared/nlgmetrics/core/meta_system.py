@@ -13,7 +13,7 @@ from typing import Any, Dict, Hashable, Iterator, List, Optional, Sequence, Tupl
 
 import numpy as np
 
-from .significance import Resampler, bootstrap_positions, mean_resampler
+from .significance import Resampler, bootstrap_positions, mean_resampler, percentile_interval
 
 
 def system_key(value: Optional[Hashable]) -> Optional[str]:
@@ -117,12 +117,9 @@ def system_samples(human: Sequence[Optional[float]], sys: SystemScores, names: S
 
 
 def percentile_ci(values: np.ndarray, confidence: float = 0.95) -> Optional[List[float]]:
-    v = values[np.isfinite(values)]
-    if not len(v):
-        return None
-    tail = (1 - confidence) / 2 * 100
-    lo, hi = np.percentile(v, [tail, 100 - tail])
-    return [float(lo), float(hi)]
+    """:func:`~nlgmetrics.core.significance.percentile_interval` as a list, None when no value is finite."""
+    lo, hi = percentile_interval(np.asarray(values, dtype=float), confidence)
+    return None if lo != lo else [lo, hi]
 
 
 __all__ = ["SystemScores", "group_rows", "human_means", "mean_systems", "percentile_ci", "score_systems",

@@ -28,9 +28,9 @@ import scipy.stats
 from . import stats
 from .meta_system import SystemScores, human_means, percentile_ci, system_samples
 from .pairwise import _groups, _pair_blocks, pairwise_accuracy, tie_calibrated_accuracy
+from .significance import randomization_p_value
 from .stats import Vector
 
-_TOL = 1e-9
 #: pairs per block of the acc*_eq permutation test (permutations x block values at once)
 PERM_BLOCK = 4096
 BatchStat = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -73,11 +73,8 @@ def _zscore(v: np.ndarray) -> np.ndarray:
 
 
 def two_sided_p(null: np.ndarray, observed: float) -> float:
-    d = null[np.isfinite(null)]
-    if not len(d) or observed != observed:
-        return float("nan")
-    threshold = abs(observed) - _TOL * max(abs(observed), 1e-12)
-    return (1 + int(np.count_nonzero(np.abs(d) >= threshold))) / (len(d) + 1)
+    """``(1 + #{|d_k| >= |d|}) / (K + 1)`` (approximate randomisation's p); nan for an undefined d."""
+    return float("nan") if observed != observed else randomization_p_value(null, observed)
 
 
 def perm_both(a: Vector, b: Vector, human: Vector, statistic: BatchStat,
