@@ -159,13 +159,19 @@ def compare(metric: str, predictions: Union[Mapping[str, Sequence[str]], Sequenc
     return compare_records(scorer, records, resamples=resamples, trials=trials, seed=seed, confidence=confidence)
 
 
-def meta_eval(metric: str, predictions: Any, references: Any = None, sources: Any = None, *,
-              human: Sequence[float], systems: Optional[Sequence[Optional[Hashable]]] = None,
+def meta_eval(metric: str, predictions: Any = None, references: Any = None, sources: Any = None, *,
+              human: Any = None, systems: Optional[Sequence[Optional[Hashable]]] = None,
               items: Optional[Sequence[Optional[Hashable]]] = None, bootstrap: int = 1000, seed: int = 0,
-              permutations: int = 1000, quiet: Optional[bool] = None, **options: Any) -> Dict[str, Any]:
-    """Score the rows with ``metric`` (one corpus; keywords are its options) and meta-evaluate
-    the scores against ``human`` (:func:`nlgmetrics.core.meta_eval.meta_evaluate`); the result also holds the metric and
-    its signature.
+              permutations: int = 1000, mtme: Optional[str] = None, lp: Optional[str] = None,
+              ref: Optional[str] = None, against: Optional[Any] = None, quiet: Optional[bool] = None,
+              **options: Any) -> Dict[str, Any]:
+    """Score the rows with ``metric`` (each system's rows as one corpus; keywords are its
+    options) and meta-evaluate the scores against ``human`` (None: missing)
+    (:func:`nlgmetrics.core.meta_eval.meta_evaluate`); the result also holds the metric and
+    its signature. ``mtme=DIR, lp="de-en"`` reads an mt-metrics-eval EvalSet instead of
+    ``predictions``... (``ref``: the reference name, ``human``: the human score name).
+    ``against``: a second metric, a name or ``(name, {options})``; its comparison is under
+    ``"against"`` (:func:`nlgmetrics.core.metric_vs_metric.compare_metrics`).
 
     >>> import nlgmetrics
     >>> out = nlgmetrics.meta_eval("sam", ["a cat", "the cat", "a dog", "the dog"], ["the cat"] * 4,
@@ -176,12 +182,45 @@ def meta_eval(metric: str, predictions: Any, references: Any = None, sources: An
     """
     from .core.call import resolve
     from .core.meta_eval import meta_evaluate
+    from .core.meta_system import score_systems
 
-    call = resolve(scorer_class(metric), options)
-    result = load(metric, call.config, quiet=quiet).score(predictions, references, sources, **call.extras)
-    out = meta_evaluate(result.scores, list(human), systems, items, bootstrap=bootstrap, seed=seed,
-                        permutations=permutations)
-    return {"metric": metric, "signature": result.signature, **out}
+    if mtme is not None:
+        from .core import mtme as mtme_files
+
+        if predictions is not None or systems is not None or items is not None:
+            raise ValueError("mtme reads the predictions, systems and items from the EvalSet: give none of them")
+        rows = mtme_files.evalset_rows(mtme_files.read_evalset(mtme, lp or ""), ref, human)
+        predictions, references, sources = rows.predictions, rows.references, rows.sources
+        human, systems, items = rows.human, rows.systems, rows.items
+    if human is None or isinstance(human, str):
+        raise ValueError("human must list one human score (or None) per prediction")
+    human = list(human)
+    systems = list(systems) if systems is not None else [None] * len(human)
+
+    def run(name: str, opts: Dict[str, Any]) -> Any:
+        cls = scorer_class(name)
+        call = resolve(cls, opts)
+        extras = {k: list(v) for k, v in call.extras.items()}
+        for k, values in extras.items():
+            if len(values) != len(human):
+                raise ValueError(f"{k} has {len(values)} items but human has {len(human)}; give one per prediction")
+        return score_systems(load(name, call.config, quiet=quiet), systems, list(predictions),
+                             None if cls.references_mode == "none" else references,
+                             None if cls.sources_mode == "none" else sources, extras)
+
+    scores, by_system = run(metric, options)
+    out = meta_evaluate(scores, human, systems, items, bootstrap=bootstrap, seed=seed, permutations=permutations,
+                        system_scores=by_system)
+    result = {"metric": metric, "signature": by_system.signature, **out}
+    if against is not None:
+        from .core.metric_vs_metric import compare_metrics
+
+        name, opts = (against, {}) if isinstance(against, str) else against
+        other, other_systems = run(name, dict(opts))
+        result["against"] = {"metric": name, **compare_metrics(
+            scores, other, human, systems, items or [None] * len(human), by_system, other_systems,
+            bootstrap=bootstrap, seed=seed, permutations=permutations)}
+    return result
 
 
 __all__ = ["__version__", "list_metrics", "load", "score", "metric_path", "compute_metrics_fn",

@@ -45,7 +45,7 @@ def _command(module: str, name: str) -> Any:
 
 
 cmd_list, cmd_reduce = _command("commands", "cmd_list"), _command("commands", "cmd_reduce")
-cmd_meta_eval, cmd_demo = _command("commands", "cmd_meta_eval"), _command("commands", "cmd_demo")
+cmd_meta_eval, cmd_demo = _command("meta_eval", "cmd_meta_eval"), _command("commands", "cmd_demo")
 cmd_score, cmd_compare = _command("score", "cmd_score"), _command("compare", "cmd_compare")
 
 _FLAGS_WITHOUT_VALUE = {"--json", "-q", "--quiet", "--distributed", "-h", "--help"}
@@ -120,22 +120,40 @@ def _add_scoring_commands(sub: Any, cls: Any) -> None:
 
 
 def _add_meta_eval(sub: Any, cls: Any) -> None:
-    p = sub.add_parser("meta-eval", help="correlate a metric with human judgements in a JSONL file",
+    p = sub.add_parser("meta-eval", help="correlate a metric with human judgements (JSON lines or an mt-metrics-eval "
+                       "EvalSet), optionally against a second metric",
                        epilog=help_text.META_EVAL, formatter_class=argparse.RawDescriptionHelpFormatter)
     _common(p)
-    p.add_argument("data", help="JSON lines (.gz ok), one segment a row")
-    p.add_argument("--human", required=True, help="field with the human score (dots for nesting: human.quality)")
-    p.add_argument("--hyp-field", default="hyp")
-    p.add_argument("--ref-field", default="ref")
-    p.add_argument("--src-field", default="src")
-    p.add_argument("--system-field", default="system")
-    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% CIs (0: no CIs)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("data", nargs="?", help="JSON lines (.gz ok), one segment a row (or --mtme instead)")
+    p.add_argument("--human", help="JSON lines: field with the human score (dots for nesting: human.quality); "
+                   "--mtme: the human score name (mqm, wmt-z ...; default: the only one with a seg file)")
+    p.add_argument("--hyp-field", default="hyp", help="field with the output text (default: hyp)")
+    p.add_argument("--ref-field", default="ref", help="field with the reference(s) (default: ref; a list for several)")
+    p.add_argument("--src-field", default="src", help="field with the source (default: src)")
+    p.add_argument("--system-field", default="system", help="field with the system name (default: system; "
+                   "empty: no system level)")
     p.add_argument("--item-field", default="", help="field naming each row's item (the segment it translates) "
-                   "for the item-level statistics (default: the source text, when the rows have sources)")
+                   "for the item-level statistics and SPA (default: the source text, when the rows have sources)")
+    p.add_argument("--mtme", metavar="DIR", help="an mt-metrics-eval test-set folder (sources/, references/, "
+                   "system-outputs/, documents/, human-scores/) instead of a JSON-lines file")
+    p.add_argument("--lp", help="with --mtme: the language pair SRC-TGT (e.g. de-en)")
+    p.add_argument("--ref", help="with --mtme: the reference name (default: the only one)")
+    p.add_argument("--mtme-items", choices=("document", "segment"), default="document",
+                   help="with --mtme: the items of the item level and SPA (default: document when "
+                   "documents/LP.docs exists, else segment)")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% intervals "
+                   "(default 1000; 0: no intervals)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the permutations (default 0)")
     p.add_argument("--permutations", type=int, default=1000,
-                   help="permutations of soft pairwise accuracy's significance tests")
-    p.add_argument("--limit", type=int, help="score only the first N rows")
+                   help="permutations of SPA's significance tests and of the metric-vs-metric tests (default 1000)")
+    p.add_argument("--darr-threshold", type=float, default=25.0,
+                   help="DARR: the least human-score difference that makes a pair (default 25, WMT's on raw 0-100 DA)")
+    p.add_argument("--against", metavar="METRIC|FILE", help="a second metric: a metric name (options with "
+                   "--against-option) or an mt-metrics-eval METRIC-REF.seg.score file (with --mtme: that name in "
+                   "metric-scores/LP/); prints both values, the difference, its 95%% interval and p-values")
+    p.add_argument("--against-option", action="append", metavar="KEY=VALUE", default=[],
+                   help="an option of the --against metric, parsed by its type")
+    p.add_argument("--limit", type=int, help="JSON lines: score only the first N rows")
     add_metric_options(p, cls)
     p.set_defaults(func=cmd_meta_eval)
 

@@ -31,7 +31,9 @@ def add_compare_arguments(p: argparse.ArgumentParser) -> None:
                         "commas; repeat for each system")
     p.add_argument("--names", metavar="A,B,...", help="system names (default: the file names)")
     p.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
-                   help=f"paired bootstrap resamples (default {DEFAULT_RESAMPLES}; 0: no intervals)")
+                   help=f"paired bootstrap resamples (default {DEFAULT_RESAMPLES}; 0: no intervals). Its p counts "
+                        "resampled differences centred on 0 with |d_r - mean d| >= |d| (ties included: identical "
+                        "systems get p = 1); sacrebleu counts strictly larger, uncentred ones")
     p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
                    help=f"approximate randomisation trials (default {DEFAULT_TRIALS}; 0: none)")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")

@@ -50,10 +50,46 @@ bad input:
 """
 
 META_EVAL = """\
+input:
+  JSON lines: one output a row; fields hyp, ref, src, system, the --human field (a finite
+  number), --item-field (default: the source text). Or --mtme DIR --lp de-en: an
+  mt-metrics-eval EvalSet (sources/LP.txt, references/LP.REF.txt, system-outputs/LP/SYS.txt,
+  documents/LP.docs, human-scores/LP.HUMAN.seg.score with None for a missing score); every
+  system the human scores rate is scored (the --ref output itself left out), and its documents
+  are the items (--mtme-items segment: each segment).
+  Each system is scored as its own corpus. Systems are keyed by their string form (1 and "1"
+  are one system); rows without one are left out of the system level only.
+
 levels:
-  segment: the metric against --human per row; system: over the mean per system
-  (--system-field, default system). A system is a string or an integer; rows without one
-  (missing or null) are left out of the system level only, and the output says how many rows
-  and systems it rests on (n_systems, n_system_rows in --json).
-  --bootstrap N gives 95% intervals from N resamples (default 1000; 0: none, null in --json).
+  segment  Pearson, Spearman, Kendall tau-b over all rows with a human score.
+  system   the same over the systems: the metric's OWN corpus score of each system (not a
+           mean of its segment scores, unless the metric's corpus score is one) against its
+           mean human score. Under 3 systems: a warning and no interval.
+  system   pairwise accuracy: share of system pairs ordered as the humans order them (a tie
+           agrees only with a tie). Soft pairwise accuracy (SPA, Thompson et al. 2024):
+           1 - mean |p_human - p_metric| of each pair's permutation p-value over the items
+           every system has (--permutations flips; systems in name order); left out with a
+           note when no item has every system.
+  item     Pearson, Spearman, Kendall within each item (the outputs of one segment or
+           document), averaged over items where defined; acc*_eq (Deutsch et al. 2023):
+           pairwise accuracy with metric ties |dm| <= epsilon, epsilon chosen to maximise it,
+           averaged over the items with two rows or more; DARR: WMT's Kendall-like over pairs
+           whose human scores differ by >= --darr-threshold (metric ties discordant).
+  intervals  --bootstrap N percentile 95% intervals (default 1000; 0: none, null in --json):
+           rows resampled for the segment level; each system's rows resampled and its corpus
+           reduction re-run for the system level. --seed, --bootstrap and --permutations are
+           printed and kept in --json (seed, bootstrap, permutations).
+
+metric against metric (--against METRIC or FILE.seg.score):
+  For each statistic: both values, the difference (this metric - the other), a 95% bootstrap
+  interval of the difference and a two-sided p-value from Perm-Both (Deutsch et al. 2021,
+  mt-metrics-eval's PermutationSigDiff: each unit's z-scored scores of the two metrics swapped
+  with probability 1/2, both statistics recomputed; p = (1 + #{|d_perm| >= |d|}) / (K + 1)); for
+  acc*_eq the pairwise permutation test (each pair's outcome swapped, each metric at its own
+  epsilon); for Pearson also Williams' test (Williams 1959; Graham & Baldwin 2014), two-sided.
+
+p-values:
+  Every bootstrap p-value here and in compare centres the resampled signed differences on
+  zero (the null) and counts |d_r - mean d| >= |d|, ties included: identical systems get p = 1.
+  sacrebleu counts strictly larger differences without centring, so its p differs.
 """

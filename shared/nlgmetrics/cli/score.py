@@ -13,6 +13,7 @@ from typing import Any, Dict, Iterator, List, Optional
 from tqdm.auto import tqdm
 
 from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, as_number, config_from_args, load_scorer, scorer_class, write_result
+from nlgmetrics.cli.mtme_out import add_mtme_out_arguments, check_mtme_out, write_mtme_out
 from nlgmetrics.core import files
 from nlgmetrics.core.cache import live_caches
 from nlgmetrics.core.config import MetricConfig
@@ -171,6 +172,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     cls = scorer_class(args.metric)
     config = config_from_args(cls, args)
     inputs = check_inputs(cls, args, config)
+    check_mtme_out(args)
     if bool(args.shard) != bool(args.records):
         raise CLIError("--shard and --records go together")
     if args.records:
@@ -218,6 +220,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     try:
         if result is not None:  # rank 0 (or a single process)
             write_result(result, args.json)
+            write_mtme_out(args, result)
     finally:
         if args.distributed:
             distributed.shutdown_distributed()
@@ -233,6 +236,7 @@ def add_score_arguments(p: argparse.ArgumentParser, cls: Optional[Any]) -> None:
     for name, doc in (getattr(cls, "extra_inputs", None) or {}).items():  # the metric's per-segment inputs
         p.add_argument(f"--{name.replace('_', '-')}", dest=f"extra_{name}", metavar="FILE",
                        help=f"one number per line: {doc}")
+    add_mtme_out_arguments(p)
     p.add_argument("--shard", metavar="K/N", help="score only shard K of N (round-robin segments)")
     p.add_argument("--records", metavar="OUT.jsonl", help="write the shard's per-segment records here")
     p.add_argument("--distributed", action="store_true",

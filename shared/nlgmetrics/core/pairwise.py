@@ -21,7 +21,7 @@ defines them (re-implemented here from the definitions):
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Hashable, List, Sequence, Tuple
+from typing import Any, Callable, Dict, Hashable, Iterator, List, Sequence, Tuple
 
 import numpy as np
 
@@ -58,9 +58,10 @@ def pairwise_p_values(scores: np.ndarray, flips: np.ndarray) -> np.ndarray:
     totals = s.sum(axis=1)
     n = s.shape[0]
     p = np.full((n, n), np.nan)
+    tol = 1e-9 * max(1.0, float(np.abs(s).sum(axis=1).max(initial=0.0)))  # floating-point near-ties count as ties
     for i in range(n):
         for j in range(i + 1, n):
-            p[i, j] = float(np.mean(partial[:, i] - partial[:, j] >= totals[i] - totals[j]))
+            p[i, j] = float(np.mean(partial[:, i] - partial[:, j] >= totals[i] - totals[j] - tol))
     return p
 
 
@@ -80,32 +81,64 @@ def soft_pairwise_accuracy(metric: np.ndarray, human: np.ndarray, permutations: 
     return float(1.0 - np.mean(np.abs(pairwise_p_values(h, flips) - pairwise_p_values(m, flips))[iu]))
 
 
-def _group_pairs(groups: Sequence[Hashable], n: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(a, b, group index) of every pair of rows within a group; each group's rows once."""
+#: pairs of rows one block of the acc*_eq arrays holds at most (memory stays ~20 MB)
+PAIR_BLOCK = 2**18
+#: above this many pairs, epsilon is searched over CANDIDATES thresholds, not every pair's gap
+EXACT_PAIRS = 2**20
+CANDIDATES = 100_000
+
+
+def _groups(groups: Sequence[Hashable]) -> List[np.ndarray]:
+    """The rows of each group with two rows or more, groups in first-seen order."""
     where: Dict[Hashable, List[int]] = {}
     for row, g in enumerate(groups):
         where.setdefault(g, []).append(row)
-    a: List[np.ndarray] = []
-    b: List[np.ndarray] = []
-    gid: List[np.ndarray] = []
-    for k, rows in enumerate(where.values()):
-        if len(rows) < 2:
+    return [np.asarray(rows) for rows in where.values() if len(rows) > 1]
+
+
+def _pair_blocks(groups: List[np.ndarray], block: int = PAIR_BLOCK) -> Iterator[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(a, b, group index) of every pair of rows within a group, in blocks of at most about
+    ``block`` pairs (a large group is cut into bands of its first rows): never n^2 at once."""
+    buf: List[Tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    held = 0
+    for k, rows in enumerate(groups):
+        n = len(rows)
+        if n * (n - 1) // 2 <= block:
+            i, j = np.triu_indices(n, 1)
+            buf.append((rows[i], rows[j], np.full(len(i), k)))
+            held += len(i)
+            if held >= block:
+                yield tuple(np.concatenate(c) for c in zip(*buf))  # type: ignore[misc]
+                buf, held = [], 0
             continue
-        r = np.asarray(rows)
-        i, j = np.triu_indices(len(r), 1)
-        a.append(r[i])
-        b.append(r[j])
-        gid.append(np.full(len(i), k))
-    if not a:
-        return np.zeros(0, int), np.zeros(0, int), np.zeros(0, int)
-    return np.concatenate(a), np.concatenate(b), np.concatenate(gid)
+        band = max(1, block // n)
+        for start in range(0, n - 1, band):
+            i = np.arange(start, min(start + band, n - 1))
+            j = np.arange(n)
+            keep = j[None, :] > i[:, None]
+            ii, jj = np.broadcast_to(i[:, None], keep.shape)[keep], np.broadcast_to(j[None, :], keep.shape)[keep]
+            yield rows[ii], rows[jj], np.full(len(ii), k)
+    if buf:
+        yield tuple(np.concatenate(c) for c in zip(*buf))  # type: ignore[misc]
 
 
-def tie_calibrated_accuracy(metric: Vector, human: Vector, groups: Sequence[Hashable] | None = None
-                            ) -> Tuple[float, float]:
+def _pair_terms(m: np.ndarray, h: np.ndarray, a: np.ndarray, b: np.ndarray, gid: np.ndarray, weights: np.ndarray
+                ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gap |m_a - m_b|, weight x agreement untied, weight x (tied - untied) gain) per pair."""
+    dm, dh = m[a] - m[b], h[a] - h[b]
+    w = weights[gid]
+    untied = (np.sign(dm) == np.sign(dh)) * w  # concordant, or tied on both sides
+    return np.abs(dm), untied, (dh == 0) * w - untied
+
+
+def tie_calibrated_accuracy(metric: Vector, human: Vector, groups: Sequence[Hashable] | None = None, *,
+                            with_count: bool = False) -> Any:
     """``(acc*_eq, epsilon)``: the pairwise accuracy with ties, averaged over ``groups`` (the
-    items; None: all rows one group), at the metric tie threshold epsilon that maximises it
-    (the smallest such). ``(nan, nan)`` when no group has two rows.
+    items; None: all rows one group) with two rows or more, at the metric tie threshold
+    epsilon that maximises it (the smallest such). ``(nan, nan)`` when no group has two rows.
+    ``with_count``: ``(acc*_eq, epsilon, groups averaged)``. Pairs are formed in bounded blocks;
+    beyond ``EXACT_PAIRS`` pairs epsilon is searched over ``CANDIDATES`` thresholds (quantiles
+    of a seeded sample of the gaps, and 0); the value at the chosen epsilon is exact.
 
     >>> tie_calibrated_accuracy([0.50, 0.52, 0.90], [1, 1, 2])
     (1.0, 0.020000000000000018)
@@ -114,26 +147,83 @@ def tie_calibrated_accuracy(metric: Vector, human: Vector, groups: Sequence[Hash
     groups = [0] * len(m) if groups is None else list(groups)
     if len(groups) != len(m):
         raise ValueError(f"groups has {len(groups)} items but the scores {len(m)}")
-    a, b, gid = _group_pairs(groups, len(m))
-    if not len(a):
-        return float("nan"), float("nan")
-    pairs_per_group = np.bincount(gid)
-    used = pairs_per_group > 0
-    weight = 1.0 / (pairs_per_group[gid] * used.sum())  # each group's accuracy counts equally
-    dm, dh = m[a] - m[b], h[a] - h[b]
-    human_tie = dh == 0
-    untied = (np.sign(dm) == np.sign(dh)).astype(float)  # concordant, or tied on both sides
-    tied = human_tie.astype(float)
-    gap = np.abs(dm)
-    order = np.argsort(gap, kind="stable")
-    gains = np.cumsum(((tied - untied) * weight)[order])
-    base = float((untied * weight).sum())
-    sorted_gap = gap[order]
-    last = np.r_[sorted_gap[1:] != sorted_gap[:-1], True]  # the last pair of each distinct gap
-    thresholds = np.r_[0.0, sorted_gap[last]]
-    values = np.r_[base, base + gains[last]]
+    rows = _groups(groups)
+    if not rows:
+        return (float("nan"), float("nan"), 0) if with_count else (float("nan"), float("nan"))
+    sizes = np.array([len(r) for r in rows])
+    pairs = sizes * (sizes - 1) // 2
+    weights = 1.0 / (pairs * len(rows))  # each group's accuracy counts equally
+    if pairs.sum() <= EXACT_PAIRS:
+        gap, untied, gain = (np.concatenate(c) for c in zip(*(
+            _pair_terms(m, h, a, b, g, weights) for a, b, g in _pair_blocks(rows))))
+        order = np.argsort(gap, kind="stable")
+        gains = np.cumsum(gain[order])
+        sorted_gap = gap[order]
+        last = np.r_[sorted_gap[1:] != sorted_gap[:-1], True]  # the last pair of each distinct gap
+        thresholds = np.r_[0.0, sorted_gap[last]]
+        base = float(untied.sum())
+        values = np.r_[base, base + gains[last]]
+    else:
+        thresholds = _candidate_gaps(m, rows, pairs)
+        totals = np.zeros(len(thresholds))
+        base = 0.0
+        for a, b, g in _pair_blocks(rows):
+            gap, untied, gain = _pair_terms(m, h, a, b, g, weights)
+            base += float(untied.sum())
+            totals += np.bincount(np.searchsorted(thresholds, gap, "left"), gain, len(thresholds) + 1)[:-1]
+        values = base + np.cumsum(totals)
     best = int(np.argmax(values))
-    return float(values[best]), float(thresholds[best])
+    result = (float(values[best]), float(thresholds[best]))
+    return (*result, len(rows)) if with_count else result
+
+
+def _candidate_gaps(m: np.ndarray, rows: List[np.ndarray], pairs: np.ndarray) -> np.ndarray:
+    """0 and the quantiles of the gaps of a seeded sample of pairs (groups by their pairs)."""
+    rng = np.random.default_rng(0)
+    k = rng.choice(len(rows), size=4 * CANDIDATES, p=pairs / pairs.sum())
+    sizes = np.array([len(r) for r in rows])[k]
+    i = (rng.random(len(k)) * sizes).astype(int)
+    j = (i + 1 + (rng.random(len(k)) * (sizes - 1)).astype(int)) % sizes
+    flat, starts = np.concatenate(rows), np.r_[0, np.cumsum([len(r) for r in rows])[:-1]]
+    gaps = np.abs(m[flat[starts[k] + i]] - m[flat[starts[k] + j]])
+    ranks = np.linspace(0, len(gaps) - 1, CANDIDATES).round().astype(int)  # quantiles by sorting once
+    return np.unique(np.r_[0.0, np.sort(gaps)[ranks]])
+
+
+def darr_counts(metric: Vector, human: Vector, groups: Sequence[Hashable], threshold: float = 25.0
+                ) -> Tuple[int, int]:
+    """WMT DARR over the pairs of rows within a group whose human scores differ by
+    ``threshold`` or more: (concordant, discordant), a metric tie discordant
+    (:func:`nlgmetrics.core.stats.darr_tau`). Counted by a sweep over the human order with a
+    Fenwick tree over metric ranks: O(n log n), no pair materialised.
+
+    >>> darr_counts([0.9, 0.1, 0.5], [80, 10, 50], [1, 1, 1], 25)
+    (3, 0)
+    """
+    m, h = _pair(metric, human)
+    concordant = discordant = 0
+    for rows in _groups(list(groups)):
+        gm, gh = m[rows], h[rows]
+        ranks = np.searchsorted(np.unique(gm), gm) + 1  # 1-based dense ranks
+        order = np.argsort(gh, kind="stable")
+        tree = [0] * (int(ranks.max()) + 1)
+        added = 0
+        lag = 0
+        for i in order:
+            while lag < len(order) and gh[order[lag]] <= gh[i] - threshold:
+                r = int(ranks[order[lag]])
+                while r < len(tree):
+                    tree[r] += 1
+                    r += r & -r
+                added += 1
+                lag += 1
+            below, r = 0, int(ranks[i]) - 1
+            while r > 0:
+                below += tree[r]
+                r -= r & -r
+            concordant += below
+            discordant += added - below
+    return concordant, discordant
 
 
 def item_grouped_correlation(metric: Vector, human: Vector, items: Sequence[Hashable], method: str = "pearson"
@@ -153,5 +243,5 @@ def item_grouped_correlation(metric: Vector, human: Vector, items: Sequence[Hash
     return (float(np.mean(values)), len(values)) if values else (float("nan"), 0)
 
 
-__all__ = ["item_grouped_correlation", "pairwise_accuracy", "pairwise_p_values", "permutation_flips",
+__all__ = ["darr_counts", "item_grouped_correlation", "pairwise_accuracy", "pairwise_p_values", "permutation_flips",
            "soft_pairwise_accuracy", "tie_calibrated_accuracy"]

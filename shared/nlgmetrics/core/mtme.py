@@ -1,0 +1,248 @@
+"""google-research/mt-metrics-eval's EvalSet layout, read and written (the WMT metrics task's
+data: its README's "File organization and naming convention"; re-implemented from that text).
+
+One EvalSet is a test-set folder and a language pair ``SRC-TGT``:
+
+- ``sources/SRC-TGT.txt``, ``references/SRC-TGT.NAME.txt``, ``system-outputs/SRC-TGT/SYSTEM.txt``:
+  one segment a line, the same lines in every file (trailing blanks dropped; the line
+  ``[No translation supplied]`` is a missing output, read as an empty text);
+- ``documents/SRC-TGT.docs``: ``DOMAIN DOCNAME`` per segment (documents are contiguous);
+- ``human-scores/SRC-TGT.NAME.LEVEL.score`` and ``metric-scores/SRC-TGT/METRIC-REF.LEVEL.score``
+  (LEVEL ``seg``, ``doc``, ``domain`` or ``sys``): one ``[DOMAIN] SYSNAME SCORE`` a line
+  (fields split on blanks; DOMAIN only at the domain level), a block of lines per system in
+  segment (document) order; ``None`` marks a missing human score (metric files have none).
+
+Files are read through :mod:`nlgmetrics.core.files` (regular files, size caps); every problem
+is an :class:`~nlgmetrics.core.files.InputFileError` naming the file and line.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from . import files
+
+NO_TRANSLATION = "[No translation supplied]"
+LEVELS = ("seg", "doc", "domain", "sys")
+#: human or metric scores of one level: system -> its scores in order (None: missing)
+Scores = Dict[str, List[Optional[float]]]
+
+
+@dataclass
+class EvalSet:
+    """What :func:`read_evalset` read: texts, documents and the human scores per name and level."""
+
+    root: str
+    lp: str
+    sources: List[str]
+    references: Dict[str, List[str]]
+    outputs: Dict[str, List[str]]
+    documents: Optional[List[Tuple[str, str]]] = None
+    human: Dict[str, Dict[str, Scores]] = field(default_factory=dict)  # name -> level -> scores
+
+    def human_scores(self, name: str, level: str) -> Optional[Scores]:
+        return self.human.get(name, {}).get(level)
+
+
+def _text_lines(path: str) -> List[str]:
+    return [line.rstrip() for line in files.read_lines(path)]
+
+
+def _check_lp(lp: str) -> str:
+    parts = lp.split("-")
+    if len(parts) != 2 or not all(parts) or any(c in lp for c in "/\\. \t"):
+        raise ValueError(f"--lp must be a language pair SRC-TGT such as de-en, got {lp!r}")
+    return lp
+
+
+def read_score_file(path: str, level: str = "seg", *, human: bool = True) -> Scores:
+    """The scores of one ``.score`` file: system -> scores in file order. ``None`` is a
+    missing score in a human file and an error in a metric file (``human=False``)."""
+    out: Scores = {}
+    width = 3 if level == "domain" else 2
+    for lineno, line in enumerate(files.read_lines(path), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != width:
+            want = "DOMAIN SYSNAME SCORE" if width == 3 else "SYSNAME SCORE"
+            raise files.InputFileError(f"{path}, line {lineno}: expected {want} (blank-separated), got {line[:60]!r}")
+        system, text = parts[-2], parts[-1]
+        if text == "None":
+            if not human:
+                raise files.InputFileError(f"{path}, line {lineno}: None in a metric score file (only human "
+                                           "score files may leave a score out)")
+            value: Optional[float] = None
+        else:
+            try:
+                value = float(text)
+            except ValueError:
+                raise files.InputFileError(f"{path}, line {lineno}: score {text[:40]!r} is not a number") from None
+            if not math.isfinite(value):
+                raise files.InputFileError(f"{path}, line {lineno}: score {text[:40]!r} is not a finite number")
+        out.setdefault(system, []).append(value)
+    return out
+
+
+def read_evalset(root: str, lp: str) -> EvalSet:
+    """Read the EvalSet of ``lp`` under the test-set folder ``root`` (the folder holding
+    ``sources/``, ``system-outputs/`` ...). Every output and reference must have as many lines
+    as the source; human score files are read at every level found."""
+    _check_lp(lp)
+    if not os.path.isdir(root):
+        raise files.InputFileError(f"{root}: not a folder (--mtme takes an mt-metrics-eval test-set folder "
+                                   "holding sources/, references/, system-outputs/ ...)")
+    sources = _text_lines(os.path.join(root, "sources", f"{lp}.txt"))
+    n = len(sources)
+    references: Dict[str, List[str]] = {}
+    ref_dir = os.path.join(root, "references")
+    for name in sorted(os.listdir(ref_dir)) if os.path.isdir(ref_dir) else []:
+        if name.startswith(lp + ".") and name.endswith(".txt") and name.count(".") == 2:
+            references[name.split(".")[1]] = _lines_of(os.path.join(ref_dir, name), n)
+    out_dir = os.path.join(root, "system-outputs", lp)
+    if not os.path.isdir(out_dir):
+        raise files.InputFileError(f"{out_dir}: no such folder (the system outputs of {lp})")
+    outputs = {name[:-4]: [("" if t == NO_TRANSLATION else t) for t in _lines_of(os.path.join(out_dir, name), n)]
+               for name in sorted(os.listdir(out_dir)) if name.endswith(".txt")}
+    docs_path = os.path.join(root, "documents", f"{lp}.docs")
+    documents = _documents(docs_path, n) if os.path.exists(docs_path) else None
+    human: Dict[str, Dict[str, Scores]] = {}
+    score_dir = os.path.join(root, "human-scores")
+    for name in sorted(os.listdir(score_dir)) if os.path.isdir(score_dir) else []:
+        parts = name.split(".")
+        if parts[0] == lp and len(parts) >= 4 and parts[-1] == "score" and parts[-2] in LEVELS:
+            level = parts[-2]
+            human.setdefault(".".join(parts[1:-2]), {})[level] = read_score_file(os.path.join(score_dir, name), level)
+    return EvalSet(root, lp, sources, references, outputs, documents, human)
+
+
+def _lines_of(path: str, n: int) -> List[str]:
+    lines = _text_lines(path)
+    if len(lines) != n:
+        raise files.InputFileError(f"{path}: {len(lines)} lines, but the source has {n}")
+    return lines
+
+
+def _documents(path: str, n: int) -> List[Tuple[str, str]]:
+    out: List[Tuple[str, str]] = []
+    seen: Dict[str, int] = {}
+    for lineno, line in enumerate(_lines_of(path, n), start=1):
+        parts = line.split()
+        if len(parts) != 2:
+            raise files.InputFileError(f"{path}, line {lineno}: expected DOMAIN DOCNAME, got {line[:60]!r}")
+        if parts[1] in seen and out[-1][1] != parts[1]:
+            raise files.InputFileError(f"{path}, line {lineno}: document {parts[1][:40]!r} is not contiguous "
+                                       f"(it began on line {seen[parts[1]]})")
+        seen.setdefault(parts[1], lineno)
+        out.append((parts[0], parts[1]))
+    return out
+
+
+def format_score_lines(scores: Mapping[str, Sequence[Optional[float]]]) -> List[str]:
+    """``SYSNAME<TAB>SCORE`` lines, a block per system (``repr`` of each float: read back exactly)."""
+    lines = []
+    for system, values in scores.items():
+        if not system or any(c.isspace() for c in system):
+            raise ValueError(f"system name {system!r} is empty or holds a blank; mt-metrics-eval splits lines on blanks")
+        lines += [f"{system}\t{'None' if v is None else repr(float(v))}" for v in values]
+    return lines
+
+
+def metric_score_paths(root: str, lp: str, metric: str, ref: str) -> Dict[str, str]:
+    """Where a metric's scores go: ``metric-scores/LP/METRIC-REF.LEVEL.score`` per level."""
+    _check_lp(lp)
+    if not metric or "-" in ref or "." in metric or "/" in metric or "-" in metric:
+        raise ValueError(f"metric name {metric!r} must be non-empty without '-', '.' or '/', and the reference "
+                         f"name {ref!r} without '-' (mt-metrics-eval parses METRIC-REF.LEVEL.score)")
+    return {level: os.path.join(root, "metric-scores", lp, f"{metric}-{ref}.{level}.score") for level in LEVELS}
+
+
+def write_metric_scores(root: str, lp: str, metric: str, ref: str, seg: Mapping[str, Sequence[float]],
+                        sys: Mapping[str, float]) -> List[str]:
+    """Write (or, for the systems given, replace) ``METRIC-REF.seg.score`` and ``.sys.score``
+    under ``root``; other systems already in the files are kept. Returns the two paths."""
+    paths = metric_score_paths(root, lp, metric, ref)
+    os.makedirs(os.path.dirname(paths["seg"]), exist_ok=True)
+    written = []
+    for level, new in (("seg", {k: list(v) for k, v in seg.items()}), ("sys", {k: [v] for k, v in sys.items()})):
+        path = paths[level]
+        merged: Dict[str, List[Optional[float]]] = dict(read_score_file(path, level, human=False)) if os.path.exists(path) else {}
+        for system, values in new.items():
+            if not all(math.isfinite(float(v)) for v in values):
+                raise ValueError(f"{metric} gave a non-finite score for {system}; mt-metrics-eval files hold numbers only")
+            merged[system] = [float(v) for v in values]
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write("".join(line + "\n" for line in format_score_lines(merged)))
+        os.replace(tmp, path)
+        written.append(path)
+    return written
+
+
+@dataclass
+class Rows:
+    """An EvalSet as meta-evaluation rows: one per (system, segment), systems in name order."""
+
+    predictions: List[str]
+    references: Optional[List[str]]
+    sources: List[str]
+    human: List[Optional[float]]
+    systems: List[str]
+    items: List[str]
+    ref: Optional[str]
+    human_name: str
+    left_out: List[str]
+
+
+def evalset_rows(es: EvalSet, ref: Optional[str] = None, human: Optional[str] = None, items: str = "document"
+                 ) -> Rows:
+    """The rows of every system the human segment scores ``human`` rate (default: the only
+    name with a ``seg`` file), against reference ``ref`` (default: the only reference; the
+    system output of that name, the reference itself, is left out). ``items``: ``document``
+    (each segment's document when ``documents/`` has the file, else its segment) or ``segment``."""
+    names = sorted(k for k, v in es.human.items() if "seg" in v)
+    if human is None:
+        if len(names) != 1:
+            found = ", ".join(names) or f"none: no human-scores/{es.lp}.NAME.seg.score"
+            raise ValueError(f"{es.root}: name the human scores with --human ({found})")
+        human = names[0]
+    if human not in names:
+        raise ValueError(f"{es.root}: no human-scores/{es.lp}.{human}.seg.score (human segment scores: {', '.join(names) or 'none'})")
+    if ref is None and len(es.references) > 1:
+        raise ValueError(f"{es.root}: {len(es.references)} references for {es.lp}; choose one with --ref "
+                         f"({', '.join(es.references)})")
+    if ref is None and es.references:
+        ref = next(iter(es.references))
+    if ref is not None and ref not in es.references:
+        raise ValueError(f"{es.root}: no references/{es.lp}.{ref}.txt (references: {', '.join(es.references) or 'none'})")
+    if items not in ("document", "segment"):
+        raise ValueError(f"items must be 'document' or 'segment', got {items!r}")
+    scores = es.human[human]["seg"]
+    n = len(es.sources)
+    keys = [d[1] for d in es.documents] if items == "document" and es.documents else [str(k) for k in range(n)]
+    out = Rows([], None if ref is None else [], [], [], [], [], ref, human, [])
+    for system in sorted(es.outputs):
+        if system == ref:
+            continue
+        if system not in scores or all(v is None for v in scores[system]):
+            out.left_out.append(system)
+            continue
+        if len(scores[system]) != n:
+            raise ValueError(f"{es.root}: human-scores/{es.lp}.{human}.seg.score holds {len(scores[system])} scores "
+                             f"for {system}, but the source has {n} segments")
+        out.predictions += es.outputs[system]
+        if out.references is not None and ref is not None:
+            out.references += es.references[ref]
+        out.sources += es.sources
+        out.human += scores[system]
+        out.systems += [system] * n
+        out.items += keys
+    if not out.systems:
+        raise ValueError(f"{es.root}: no system output of {es.lp} has a {human} human score")
+    return out
+
+
+__all__ = ["EvalSet", "Rows", "evalset_rows", "LEVELS", "NO_TRANSLATION", "format_score_lines", "metric_score_paths", "read_evalset",
+           "read_score_file", "write_metric_scores"]
