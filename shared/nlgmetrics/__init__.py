@@ -75,17 +75,24 @@ def scorer_class(name: str) -> Type["Scorer"]:
 
 def load(name: str, *, quiet: Optional[bool] = None, **options: Any) -> "Scorer":
     """A scorer for metric ``name``, created once per process and normalised configuration:
-    equivalent options (a default spelled out, another order) return the same scorer.
+    equivalent options (a default spelled out, another order) return the same scorer, until
+    a file an option names (a lexicon, a weights file) holds other content.
     ``quiet`` is a run-time switch, not part of the configuration."""
+    from nlgmetrics.core.option_files import option_files_key
+
     cls = scorer_class(name)
     config = cls.Config.from_options(**options)
     key = (name.lower(), config.key())
+    files = option_files_key(config)  # a file an option names, rewritten since: a new scorer
     with _LOCK:
-        scorer = _SCORERS.get(key)
-        if scorer is None:
-            scorer = _SCORERS[key] = cls(config, quiet=bool(quiet))
-        elif quiet is not None:
-            scorer.quiet = quiet
+        kept = _SCORERS.get(key)
+        if kept is None or kept[0] != files:
+            scorer = cls(config, quiet=bool(quiet))
+            _SCORERS[key] = (files, scorer)
+        else:
+            scorer = kept[1]
+            if quiet is not None:
+                scorer.quiet = quiet
         return scorer
 
 

@@ -73,41 +73,101 @@ def _name(path: PathLike, label: Optional[str]) -> str:
     return label if label is not None else str(path)
 
 
+def excerpt(text: Any, limit: int = 24) -> str:
+    """At most ``limit`` characters of what a file holds, quoted, for an error message: errors
+    show enough to find the spot, never a whole line of a file that was not what the option
+    wanted (``--lexicon /etc/passwd`` printed root's line).
+
+    >>> excerpt("root:x:0:0:root:/root:/bin/bash"), excerpt("0.5x")
+    ("'root:x:0:0:root:/root:/b...'", "'0.5x'")
+    """
+    shown = text if isinstance(text, str) else json.dumps(text, default=str)
+    return repr(shown[:limit] + "...") if len(shown) > limit else repr(shown)
+
+
+def stat_key(st: os.stat_result) -> Tuple[int, int, int, int]:
+    """What changes when a file is rewritten, truncated or replaced: (device, inode, size,
+    modification time in ns)."""
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def open_regular(path: PathLike, name: str, *, devnull: bool = False) -> Tuple[IO[bytes], os.stat_result]:
+    """``(file, its stat)``: ``path`` opened for reading when it is a regular file (a symbolic
+    link followed), else an :class:`InputFileError` at once, before anything blocks: a FIFO,
+    device, socket or directory is refused by kind (``devnull``: ``/dev/null`` reads as an empty
+    file). The kind is checked before opening and again on the open file (opened without
+    waiting, so a FIFO put there in between is refused too, not waited on)."""
+    from .atomic import kind_of
+
+    is_null = devnull and os.path.realpath(path) == os.path.realpath(os.devnull)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputFileError(f"{name}: no such file") from None
+    except OSError as err:
+        raise InputFileError(f"{name}: cannot open ({err.strerror or err})") from None
+    kind = None if is_null else kind_of(st.st_mode)
+    if kind == "a directory":
+        raise InputFileError(f"{name}: is a directory, not a file")
+    if kind is not None:
+        raise InputFileError(f"{name}: not a regular file but {kind}; save it to a regular file first")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as err:
+        raise InputFileError(f"{name}: cannot open ({err.strerror or err})") from None
+    try:
+        st = os.fstat(fd)
+        kind = None if is_null else kind_of(st.st_mode)
+        if kind is not None:
+            raise InputFileError(f"{name}: not a regular file but {kind}; save it to a regular file first")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb"), st
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def check_unchanged(fh: IO[bytes], before: os.stat_result, name: str, read: Optional[int] = None) -> None:
+    """Refuse a file that changed while it was read (truncated, appended to or rewritten in
+    place: its stat differs from ``before``, or ``read`` bytes were read of a file of another
+    size); a partial result would otherwise pass for the whole file's."""
+    try:
+        now = os.fstat(fh.fileno())
+    except OSError:
+        now = before
+    if stat_key(now) != stat_key(before) or (read is not None and read != before.st_size):
+        raise InputFileError(f"{name}: the file changed while it was read (it had {before.st_size:,} bytes when "
+                             "opened); read it again once nothing writes to it")
+
+
 @contextlib.contextmanager
 def open_binary(path: PathLike, label: Optional[str] = None) -> Iterator[IO[bytes]]:
     """The file's bytes, decompressed when it is gzip; clear errors for a missing file, a
-    directory, a file that cannot be read or a damaged gzip stream."""
+    directory, a FIFO or device, a file that cannot be read, a damaged gzip stream, and a
+    file that changes while the block reads it (checked when the block ends normally)."""
     name = _name(path, label)
     p = Path(path)
     if str(path) == "-":
         raise InputFileError("-: standard input is not read here (the inputs are read more than once); give a file")
-    if not p.exists():
-        raise InputFileError(f"{name}: no such file")
-    if p.is_dir():
-        raise InputFileError(f"{name}: is a directory, not a file")
-    if not p.is_file() and os.path.realpath(p) != os.path.realpath(os.devnull):
-        raise InputFileError(f"{name}: not a regular file (a pipe or a device; the inputs are read more than "
-                             "once): save it to a file first")
-    try:
-        raw = open(p, "rb")  # noqa: SIM115 - closed by the with below, after the error mapping
-    except OSError as err:
-        raise InputFileError(f"{name}: cannot open ({err.strerror or err})") from None
+    raw, before = open_regular(p, name, devnull=True)
     with raw:
         is_gzip = raw.read(2) == _GZIP_MAGIC
         raw.seek(0)
-        if not is_gzip and p.suffix.lower() == ".gz" and p.stat().st_size > 0:
+        if not is_gzip and p.suffix.lower() == ".gz" and before.st_size > 0:
             raise InputFileError(f"{name}: not a gzip file (its name ends in .gz)")
         max_bytes = _LIMITS.get()[0]
         if not is_gzip:
-            if p.is_file() and p.stat().st_size > max_bytes:
+            if before.st_size > max_bytes:
                 raise InputFileError(f"{name}: larger than {max_bytes:,} bytes, the most read from one file")
             yield raw
-            return
-        try:
-            with gzip.GzipFile(fileobj=raw, mode="rb") as fh:
-                yield io.BufferedReader(_GzipErrors(fh, name, max_bytes))
-        except (OSError, EOFError, zlib.error) as err:  # the header itself is bad
-            raise InputFileError(f"{name}: not a valid gzip file ({err})") from None
+        else:
+            try:
+                with gzip.GzipFile(fileobj=raw, mode="rb") as fh:
+                    yield io.BufferedReader(_GzipErrors(fh, name, max_bytes))
+            except (OSError, EOFError, zlib.error) as err:  # the header itself is bad
+                raise InputFileError(f"{name}: not a valid gzip file ({err})") from None
+        check_unchanged(raw, before, name)
 
 
 class _GzipErrors(io.RawIOBase):

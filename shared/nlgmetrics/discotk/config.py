@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from numbers import Real
-from typing import Mapping, Optional, Union
+from typing import ClassVar, Mapping, Optional, Tuple, Union
 
 from nlgmetrics.discotk.discourse import LEXICAL_LAYERS
 from nlgmetrics.discotk.kernels import DEFAULT_LAMBDA
@@ -29,6 +29,9 @@ MAX_RST_TOKENS = 220
 @dataclass(frozen=True)
 class DiscoTKConfig(MetricConfig):
     """Options of :class:`~nlgmetrics.discotk.DiscoTK`."""
+
+    #: options naming a file: nlgmetrics.load keys its scorers by their content (core/option_files.py)
+    FILE_OPTIONS: ClassVar[Tuple[str, ...]] = ("weights",)
 
     variant: str = option("party", "light: the five discourse kernels; party: the kernels plus the ULC members",
                           choices=VARIANTS, short="variant", signature="always")
