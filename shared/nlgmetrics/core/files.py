@@ -73,16 +73,17 @@ def _name(path: PathLike, label: Optional[str]) -> str:
     return label if label is not None else str(path)
 
 
-def excerpt(text: Any, limit: int = 24) -> str:
-    """At most ``limit`` characters of what a file holds, quoted, for an error message: errors
-    show enough to find the spot, never a whole line of a file that was not what the option
-    wanted (``--lexicon /etc/passwd`` printed root's line).
+def excerpt(value: Any, limit: int = 24) -> str:
+    """At most ``limit`` characters of what a file holds, for an error message: a text quoted,
+    another value as JSON. Errors show enough to find the spot, never a whole line of a file
+    that was not what the option wanted (``--lexicon /etc/passwd`` printed root's line).
 
-    >>> excerpt("root:x:0:0:root:/root:/bin/bash"), excerpt("0.5x")
-    ("'root:x:0:0:root:/root:/b...'", "'0.5x'")
+    >>> print(excerpt("root:x:0:0:root:/root:/bin/bash"), excerpt("0.5x"), excerpt(["y", "z"]))
+    'root:x:0:0:root:/root:/b...' '0.5x' ["y", "z"]
     """
-    shown = text if isinstance(text, str) else json.dumps(text, default=str)
-    return repr(shown[:limit] + "...") if len(shown) > limit else repr(shown)
+    shown = value if isinstance(value, str) else json.dumps(value, default=str)
+    cut = shown[:limit] + "..." if len(shown) > limit else shown
+    return repr(cut) if isinstance(value, str) else cut
 
 
 def stat_key(st: os.stat_result) -> Tuple[int, int, int, int]:
@@ -416,7 +417,7 @@ def text_value(value: Any, where: str, key: str, *, allow_list: bool = False) ->
     if allow_list and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         return value
     want = "a string or a non-empty list of strings" if allow_list else "a string"
-    raise InputFileError(f"{where}: {key!r} must be {want}, got {json.dumps(value)[:60]}")
+    raise InputFileError(f"{where}: {key!r} must be {want}, got {excerpt(value)}")
 
 
 def number_field(row: Row, key: str, name: str) -> float:
@@ -424,9 +425,9 @@ def number_field(row: Row, key: str, name: str) -> float:
     value = field(row, key, name)
     number = _to_float(value)
     if number is None:
-        raise InputFileError(f"{name}, line {row[0]}: {key!r} must be a number, got {json.dumps(value)[:60]}")
+        raise InputFileError(f"{name}, line {row[0]}: {key!r} must be a number, got {excerpt(value)}")
     if not math.isfinite(number):
-        raise InputFileError(f"{name}, line {row[0]}: {key!r} must be a finite number, got {str(value)[:60]}")
+        raise InputFileError(f"{name}, line {row[0]}: {key!r} must be a finite number, got {excerpt(value)}")
     return number
 
 

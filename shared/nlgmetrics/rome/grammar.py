@@ -300,7 +300,8 @@ def read_head(weights: str | Path, option: str = "grammar_model") -> tuple[list[
     except OptionFileError:
         raise
     except (KeyError, TypeError, ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
-        raise OptionFileError(f"{where}: not a readable .npz grammar head ({str(err)[:80]})") from None
+        why = "it holds pickled Python objects, which are never loaded" if "pickle" in str(err) else str(err)[:80]
+        raise OptionFileError(f"{where}: not a readable .npz grammar head ({why})") from None
     finite_numbers([scale, *(v for state in states for v in state.values())], where)
     return states, scale, metrics if isinstance(metrics, dict) else {}, file.path
 
