@@ -282,3 +282,20 @@ def test_a_records_file_with_a_long_name_is_written_and_errors_name_it(tmp_path)
     with pytest.raises(ValueError) as info:
         RecordsWriter(str(fifo), {"metric": "x"})
     assert str(info.value).startswith(f"{fifo}: is a FIFO") and ".out.jsonl." not in str(info.value)
+
+
+def test_the_fitted_network_cache_is_used_only_when_its_fit_key_matches(tmp_path):
+    """Issue 37: the cached fitted network was used without checking its fit key (the file name
+    keeps 24 of its 64 digits); a damaged cache file stopped the scorer. Both now refit."""
+    from nlgmetrics.rome.fit import _cached
+
+    payload = json.loads(data_path("rome_scorer_lite.json").read_text())
+    path = tmp_path / "scorer-abc.json"
+    path.write_text(json.dumps(dict(payload, fit_key="a" * 64)))
+    assert _cached(path, "a" * 64).meta["fit_key"] == "a" * 64
+    with pytest.warns(UserWarning, match="fitted for another configuration"):
+        assert _cached(path, "b" * 64) is None
+    path.write_text(json.dumps(dict(payload, fit_key="a" * 64))[:100])  # cut short
+    with pytest.warns(UserWarning, match="cannot be used .*not valid JSON"):
+        assert _cached(path, "a" * 64) is None
+    assert _cached(tmp_path / "none.json", "a" * 64) is None

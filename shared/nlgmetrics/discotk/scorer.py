@@ -3,6 +3,7 @@ self-kernels, dependency items) in a bounded LRU cache, per-pair raw features in
 and the corpus combination (per-test-set normalisation or learned weights) in the reduction."""
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from dataclasses import dataclass
@@ -121,11 +122,10 @@ class DiscoTK(Scorer):
             return "tuned", self._checked(shipped_model(cfg.variant, cfg.lexical_layer, cfg.members))
         if isinstance(weights, str):
             try:
-                data, file = read_option_json(weights, "weights", max_bytes=MAX_WEIGHTS_BYTES)
+                data, _ = read_option_json(weights, "weights", max_bytes=MAX_WEIGHTS_BYTES)
             except OptionFileNotFoundError:
                 raise OptionFileNotFoundError(f"weights must be 'uniform', 'tuned', a weights JSON file or a "
                                               f"mapping; {weights!r} is not a file") from None
-            path = file.path
             if not isinstance(data, dict):
                 raise ValueError(f"weights file {weights}: expected a JSON object")
             key = weights_key(cfg.variant, cfg.lexical_layer, cfg.members)
@@ -141,7 +141,7 @@ class DiscoTK(Scorer):
                 model = PairwiseModel.from_dict(entry)
             except (TypeError, ValueError, KeyError) as err:
                 raise ValueError(f"weights file {weights}: not a weights model ({err})") from None
-            return f"file:{path.name}", self._checked(model)
+            return f"file:{os.path.basename(weights)}", self._checked(model)
         return "custom", self._checked(PairwiseModel.from_dict(weights))
 
     def _checked(self, model: PairwiseModel) -> PairwiseModel:

@@ -70,13 +70,34 @@ def fitted_path(scorer: RoMe) -> Path:
 
 
 def fitted_network(scorer: RoMe) -> ScorerNetwork:
-    """The cached network for this configuration, fitted first when there is none."""
-    path = fitted_path(scorer)
-    if not path.exists():  # a cached network loads without waiting for another configuration's fit
+    """The cached network for this configuration, fitted first when there is none, or when the
+    cached file is unreadable or holds another configuration's fit (its ``fit_key`` differs:
+    the file name keeps only 24 of the key's 64 digits, and a file may be damaged or replaced)."""
+    path, key = fitted_path(scorer), fit_key(scorer)
+    net = _cached(path, key)  # a cached network loads without waiting for another configuration's fit
+    if net is None:
         with _FIT_LOCK:
-            if not path.exists():
+            net = _cached(path, key)
+            if net is None:
                 _fit_and_write(scorer, path)
-    return ScorerNetwork(path)
+                net = ScorerNetwork(path, "the fitted network")
+    return net
+
+
+def _cached(path: Path, key: str) -> ScorerNetwork | None:
+    """The network cached at ``path`` when it is readable and fitted for ``key``."""
+    if not path.exists():
+        return None
+    try:
+        net = ScorerNetwork(path, "the fitted network")
+    except ValueError as err:
+        warnings.warn(f"RoMe: the cached network {path} cannot be used ({err}); fitting it again", stacklevel=3)
+        return None
+    if net.meta.get("fit_key") != key:
+        warnings.warn(f"RoMe: the cached network {path} was fitted for another configuration (its fit_key "
+                      "differs); fitting it again", stacklevel=3)
+        return None
+    return net
 
 
 def _fit_and_write(scorer: RoMe, path: Path) -> None:
