@@ -299,3 +299,12 @@ def test_the_fitted_network_cache_is_used_only_when_its_fit_key_matches(tmp_path
     with pytest.warns(UserWarning, match="cannot be used .*not valid JSON"):
         assert _cached(path, "a" * 64) is None
     assert _cached(tmp_path / "none.json", "a" * 64) is None
+
+
+def test_the_regular_files_docstring_examples_run():
+    import doctest
+
+    from nlgmetrics.core import regular_files
+
+    result = doctest.testmod(regular_files, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

@@ -11,10 +11,10 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Tuple
 
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
+from .regular_files import kind_of
+
 #: the longest name of one file (the usual limit of Linux and macOS file systems, in bytes)
 _NAME_MAX = 255
 
@@ -30,18 +30,6 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
-
-
-def kind_of(mode: int) -> Optional[str]:
-    """What a file of ``os.stat`` mode ``mode`` is when it is not a regular file (``"a FIFO
-    (named pipe)"``, ``"a directory"``, ...); ``None`` for a regular file. Readers of files
-    (:mod:`nlgmetrics.core.files`) and this writer refuse the same kinds in the same words."""
-    if stat.S_ISREG(mode):
-        return None
-    for test, kind in _KINDS:
-        if test(mode):
-            return kind
-    return "a special file"
 
 
 def checked_target(path: str, what: str = "output") -> Path:

@@ -39,6 +39,8 @@ from typing import (
     Union,
 )
 
+from .regular_files import InputFileError, check_unchanged, excerpt, open_regular
+
 PathLike = Union[str, "os.PathLike[str]"]
 Row = Tuple[int, Dict[str, Any]]  # (line number, row)
 
@@ -65,81 +67,8 @@ def limits(max_bytes: int, max_line_bytes: int) -> Iterator[None]:
         _LIMITS.reset(token)
 
 
-class InputFileError(ValueError):
-    """A problem with an input file; the message names the file (and the line)."""
-
-
 def _name(path: PathLike, label: Optional[str]) -> str:
     return label if label is not None else str(path)
-
-
-def excerpt(value: Any, limit: int = 24) -> str:
-    """At most ``limit`` characters of what a file holds, for an error message: a text quoted,
-    another value as JSON. Errors show enough to find the spot, never a whole line of a file
-    that was not what the option wanted (``--lexicon /etc/passwd`` printed root's line).
-
-    >>> print(excerpt("root:x:0:0:root:/root:/bin/bash"), excerpt("0.5x"), excerpt(["y", "z"]))
-    'root:x:0:0:root:/root:/b...' '0.5x' ["y", "z"]
-    """
-    shown = value if isinstance(value, str) else json.dumps(value, default=str)
-    cut = shown[:limit] + "..." if len(shown) > limit else shown
-    return repr(cut) if isinstance(value, str) else cut
-
-
-def stat_key(st: os.stat_result) -> Tuple[int, int, int, int]:
-    """What changes when a file is rewritten, truncated or replaced: (device, inode, size,
-    modification time in ns)."""
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
-
-
-def open_regular(path: PathLike, name: str, *, devnull: bool = False) -> Tuple[IO[bytes], os.stat_result]:
-    """``(file, its stat)``: ``path`` opened for reading when it is a regular file (a symbolic
-    link followed), else an :class:`InputFileError` at once, before anything blocks: a FIFO,
-    device, socket or directory is refused by kind (``devnull``: ``/dev/null`` reads as an empty
-    file). The kind is checked before opening and again on the open file (opened without
-    waiting, so a FIFO put there in between is refused too, not waited on)."""
-    from .atomic import kind_of
-
-    is_null = devnull and os.path.realpath(path) == os.path.realpath(os.devnull)
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise InputFileError(f"{name}: no such file") from None
-    except OSError as err:
-        raise InputFileError(f"{name}: cannot open ({err.strerror or err})") from None
-    kind = None if is_null else kind_of(st.st_mode)
-    if kind == "a directory":
-        raise InputFileError(f"{name}: is a directory, not a file")
-    if kind is not None:
-        raise InputFileError(f"{name}: not a regular file but {kind}; save it to a regular file first")
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as err:
-        raise InputFileError(f"{name}: cannot open ({err.strerror or err})") from None
-    try:
-        st = os.fstat(fd)
-        kind = None if is_null else kind_of(st.st_mode)
-        if kind is not None:
-            raise InputFileError(f"{name}: not a regular file but {kind}; save it to a regular file first")
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb"), st
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def check_unchanged(fh: IO[bytes], before: os.stat_result, name: str, read: Optional[int] = None) -> None:
-    """Refuse a file that changed while it was read (truncated, appended to or rewritten in
-    place: its stat differs from ``before``, or ``read`` bytes were read of a file of another
-    size); a partial result would otherwise pass for the whole file's."""
-    try:
-        now = os.fstat(fh.fileno())
-    except OSError:
-        now = before
-    if stat_key(now) != stat_key(before) or (read is not None and read != before.st_size):
-        raise InputFileError(f"{name}: the file changed while it was read (it had {before.st_size:,} bytes when "
-                             "opened); read it again once nothing writes to it")
 
 
 @contextlib.contextmanager
@@ -442,6 +371,6 @@ def _to_float(value: Any) -> Optional[float]:
         return math.inf
 
 
-__all__ = ["MAX_FILE_BYTES", "MAX_LINE_BYTES", "InputFileError", "count_lines", "field", "iter_csv", "iter_jsonl", "iter_lines",
+__all__ = ["MAX_FILE_BYTES", "MAX_LINE_BYTES", "InputFileError", "count_lines", "excerpt", "field", "iter_csv", "iter_jsonl", "iter_lines",
            "iter_rows", "limits", "number_field", "open_binary", "read_lines", "read_rows", "split_lines", "table_format",
            "text_field", "text_value"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional, Tuple
 
-from .files import InputFileError, check_unchanged, excerpt, open_regular, stat_key
+from .regular_files import InputFileError, check_unchanged, excerpt, open_regular, stat_key
 from .resources import DATA_DIR
 
 #: the most bytes read from one option file (decompressed): far above any real lexicon,

@@ -100,7 +100,8 @@ class _Spellings:
     """How each key was first written, to refuse a later one that differs only by case."""
 
     def __init__(self, where: str) -> None:
-        self.where, self.first = where, {}  # type: Dict[str, Tuple[str, str]]
+        self.where = where
+        self.first: Dict[str, Tuple[str, str]] = {}
 
     def add(self, lemma: str, pos: str, at: str) -> str:
         spelling = _spelling(lemma, pos)
