@@ -308,3 +308,23 @@ def test_the_regular_files_docstring_examples_run():
 
     result = doctest.testmod(regular_files, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_records_temporary_that_cannot_be_opened_is_reported_under_the_records_path(tmp_path, monkeypatch):
+    """The open of the temporary file was the one step whose OSError named '.out.jsonl.XXXXXXXX'."""
+    import builtins
+
+    from nlgmetrics.integrations import records
+
+    real_open = builtins.open
+
+    def failing_open(path, *args, **kwargs):
+        if os.path.basename(str(path)).startswith(".out.jsonl."):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", failing_open)
+    with pytest.raises(ValueError) as info:
+        records.RecordsWriter(str(tmp_path / "out.jsonl"), {"metric": "x"})
+    assert str(info.value) == f"{tmp_path / 'out.jsonl'}: cannot write the records file (Permission denied)"
+    assert list(tmp_path.iterdir()) == []  # the temporary is removed
