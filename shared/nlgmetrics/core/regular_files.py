@@ -79,7 +79,7 @@ def open_regular(path: PathLike, name: str, *, devnull: bool = False) -> Tuple[I
         kind = None if is_null else kind_of(st.st_mode)
         if kind is not None:
             raise InputFileError(f"{name}: not a regular file but {kind}; save it to a regular file first")
-        if hasattr(os, "set_blocking"):
+        if hasattr(os, "O_NONBLOCK"):  # reads of the regular file wait as usual
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb"), st
     except BaseException:
