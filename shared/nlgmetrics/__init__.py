@@ -73,20 +73,26 @@ def scorer_class(name: str) -> Type["Scorer"]:
 def load(name: str, config: Optional["MetricConfig"] = None, *, quiet: Optional[bool] = None,
          **options: Any) -> "Scorer":
     """A scorer for metric ``name``, created once per process and normalised configuration:
-    equivalent options (a default spelled out, another order) return the same scorer.
-    ``config`` gives the configuration itself (``nlgmetrics.load("sam", SAMConfig(base="chrf"))``),
-    instead of options. ``quiet`` is a run-time switch, not part of the configuration."""
+    equivalent options (a default spelled out, another order) return the same scorer, until
+    a file an option names (a lexicon, a weights file) holds other content. ``config`` gives
+    the configuration itself (``nlgmetrics.load("sam", SAMConfig(base="chrf"))``), instead of
+    options. ``quiet`` is a run-time switch, not part of the configuration."""
     from .core.call import config_of
+    from .core.option_files import option_files_key
 
     cls = scorer_class(name)
     config = config_of(cls, config, options)
     key = (name.lower(), config.key())
+    files = option_files_key(config)  # a file an option names, rewritten since: a new scorer
     with _LOCK:
-        scorer = _SCORERS.get(key)
-        if scorer is None:
-            scorer = _SCORERS[key] = cls(config, quiet=bool(quiet))
-        elif quiet is not None:
-            scorer.quiet = quiet
+        kept = _SCORERS.get(key)
+        if kept is None or kept[0] != files:
+            scorer = cls(config, quiet=bool(quiet))
+            _SCORERS[key] = (files, scorer)
+        else:
+            scorer = kept[1]
+            if quiet is not None:
+                scorer.quiet = quiet
         return scorer
 
 

@@ -170,3 +170,27 @@ def test_mapping_values_may_be_any_real_number():
     for bad in (np.bool_(True), True, "0.5", None):
         with pytest.raises(LexiconError, match="good#a"):
             load_lexicon({"good#a": bad})
+
+
+def test_keys_that_differ_only_by_case_are_refused_naming_both(tmp_path):
+    """Issue 37: 'Apple#n' and 'apple#n' were merged silently (the mean of a file's two scores;
+    a mapping's later value won). Exact repeats keep the documented mean; 's' reads as 'a' and
+    spaces as '_' without a refusal."""
+    from nlgmetrics.sam.lexicon import LexiconError
+
+    path = tmp_path / "case.tsv"
+    path.write_text("# SentiWords\nApple#n\t0.1\ngood#a\t0.5\napple#n\t0.3\n")
+    with pytest.raises(LexiconError) as info:
+        load_lexicon(str(path))
+    assert str(info.value) == (f"lexicon {path}: the keys 'Apple#n' (line 2) and 'apple#n' (line 4) differ only "
+                               "by case; keys are read lowercased, so keep one of them")
+    with pytest.raises(LexiconError, match=r"^lexicon: the keys 'Good#a' \(key 1\) and 'good#a' \(key 2\) differ"):
+        load_lexicon({"Good#a": 0.5, "good#a": -0.5})
+    three = tmp_path / "three.tsv"
+    three.write_text("lemma\tpos\tprior\nIce Cream\tn\t0.2\nICE_CREAM\tn\t0.4\n")
+    with pytest.raises(LexiconError, match=r"'Ice_Cream#n' \(line 2\) and 'ICE_CREAM#n' \(line 3\)"):
+        load_lexicon(str(three))
+    same = parse_sentiwords(["good#a\t0.5", "good#s\t0.7", "ice cream#n\t0.2", "ice_cream#n\t0.4"])
+    assert same == {"good#a": pytest.approx(0.6), "ice_cream#n": pytest.approx(0.3)}
+    for name in ("sentiwordnet", "sentivader"):  # the shipped lexicons hold no such pair
+        assert len(load_lexicon(name)) > 10_000

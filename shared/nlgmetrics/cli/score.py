@@ -5,6 +5,7 @@ other ranks (``--distributed``) or into the reduction."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 from dataclasses import dataclass, field
@@ -39,6 +40,10 @@ def bound_caches(entries: int) -> int:
     return capped
 
 
+#: what a column yields once its file has ended (the others still reading)
+_ENDED = object()
+
+
 @dataclass
 class InputFiles:
     """The files of one scoring run, checked: every file has ``n`` lines."""
@@ -57,11 +62,16 @@ class InputFiles:
         if self.sources:
             columns.append(files.iter_lines(self.sources))
         columns += [files.iter_lines(p) for p in self.extras.values()]
+        paths = [self.predictions, *self.references, *([self.sources] if self.sources else []), *self.extras.values()]
         n_refs, names = len(self.references), list(self.extras)
         size = size if size > 0 else max(1, self.n)
         start = 0
         rows: List[Any] = []
-        for row in zip(*columns):
+        for count, row in enumerate(itertools.zip_longest(*columns, fillvalue=_ENDED), start=1):
+            if _ENDED in row or count > self.n:  # read to the end, each file checked unchanged as it ends
+                path = paths[row.index(_ENDED)] if _ENDED in row else self.predictions
+                raise files.InputFileError(f"{path}: the file changed since it was checked (it had {self.n} lines); "
+                                           "score it again once nothing writes to it")
             rows.append(row)
             if len(rows) == size:
                 yield self._chunk(start, rows, n_refs, names)
@@ -69,6 +79,9 @@ class InputFiles:
                 rows = []
         if rows:
             yield self._chunk(start, rows, n_refs, names)
+        if start + len(rows) != self.n:
+            raise files.InputFileError(f"{self.predictions}: the file changed since it was checked (it had {self.n} "
+                                       "lines); score it again once nothing writes to it")
 
     def fingerprint(self, scorer: Any, size: int) -> str:
         """The fingerprint of the whole corpus as ``scorer`` reads it (every shard's records
@@ -213,7 +226,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         bar.close()
         result = distributed.gather_reduce(scorer, gathered, all_ranks=False) if args.distributed \
             else scorer.reduce(gathered)
-    except (ValueError, OSError, files.InputFileError) as err:
+    except files.InputFileError as err:  # an input file that changed while it was scored: exit 2
+        raise CLIError(str(err), code=2) from None
+    except (ValueError, OSError) as err:
         raise CLIError(str(err), code=1) from None
     finally:
         bar.close()

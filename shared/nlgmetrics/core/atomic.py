@@ -13,8 +13,10 @@ import tempfile
 from pathlib import Path
 from typing import Tuple
 
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
+from .regular_files import kind_of
+
+#: the longest name of one file (the usual limit of Linux and macOS file systems, in bytes)
+_NAME_MAX = 255
 
 
 def _umask() -> int:
@@ -40,12 +42,19 @@ def checked_target(path: str, what: str = "output") -> Path:
         return target
     except OSError as err:
         raise ValueError(f"{path}: cannot use as the {what} file ({err.strerror})") from None
-    for test, kind in _KINDS:
-        if test(mode):
-            raise ValueError(f"{path}: is {kind}; the {what} file must be a regular file or a new path")
-    if not stat.S_ISREG(mode):
-        raise ValueError(f"{path}: not a regular file; the {what} file must be a regular file or a new path")
+    kind = kind_of(mode)
+    if kind is not None:
+        raise ValueError(f"{path}: is {kind}; the {what} file must be a regular file or a new path")
     return target
+
+
+def _temp_prefix(name: str) -> str:
+    """``.<name>.`` cut so that the temporary name (prefix and mkstemp's 8 random characters)
+    fits the file system's limit on one name wherever ``name`` itself does: a target named
+    with 250 bytes was refused with ``File name too long``, which was the temporary's."""
+    room = _NAME_MAX - len(".") - len(".") - 8
+    raw = name.encode("utf-8", "surrogateescape")[:max(room, 1)]
+    return "." + raw.decode("utf-8", "ignore") + "."
 
 
 def open_temp(path: str, what: str = "output") -> Tuple[Path, str]:
@@ -54,7 +63,7 @@ def open_temp(path: str, what: str = "output") -> Tuple[Path, str]:
     target = checked_target(path, what)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=_temp_prefix(target.name))
     except OSError as err:
         raise ValueError(f"{path}: cannot write the {what} file ({err.strerror})") from None
     try:

@@ -39,6 +39,8 @@ from typing import (
     Union,
 )
 
+from .regular_files import InputFileError, check_unchanged, excerpt, open_regular
+
 PathLike = Union[str, "os.PathLike[str]"]
 Row = Tuple[int, Dict[str, Any]]  # (line number, row)
 
@@ -65,10 +67,6 @@ def limits(max_bytes: int, max_line_bytes: int) -> Iterator[None]:
         _LIMITS.reset(token)
 
 
-class InputFileError(ValueError):
-    """A problem with an input file; the message names the file (and the line)."""
-
-
 def _name(path: PathLike, label: Optional[str]) -> str:
     return label if label is not None else str(path)
 
@@ -76,38 +74,30 @@ def _name(path: PathLike, label: Optional[str]) -> str:
 @contextlib.contextmanager
 def open_binary(path: PathLike, label: Optional[str] = None) -> Iterator[IO[bytes]]:
     """The file's bytes, decompressed when it is gzip; clear errors for a missing file, a
-    directory, a file that cannot be read or a damaged gzip stream."""
+    directory, a FIFO or device, a file that cannot be read, a damaged gzip stream, and a
+    file that changes while the block reads it (checked when the block ends normally)."""
     name = _name(path, label)
     p = Path(path)
     if str(path) == "-":
         raise InputFileError("-: standard input is not read here (the inputs are read more than once); give a file")
-    if not p.exists():
-        raise InputFileError(f"{name}: no such file")
-    if p.is_dir():
-        raise InputFileError(f"{name}: is a directory, not a file")
-    if not p.is_file() and os.path.realpath(p) != os.path.realpath(os.devnull):
-        raise InputFileError(f"{name}: not a regular file (a pipe or a device; the inputs are read more than "
-                             "once): save it to a file first")
-    try:
-        raw = open(p, "rb")  # noqa: SIM115 - closed by the with below, after the error mapping
-    except OSError as err:
-        raise InputFileError(f"{name}: cannot open ({err.strerror or err})") from None
+    raw, before = open_regular(p, name, devnull=True)
     with raw:
         is_gzip = raw.read(2) == _GZIP_MAGIC
         raw.seek(0)
-        if not is_gzip and p.suffix.lower() == ".gz" and p.stat().st_size > 0:
+        if not is_gzip and p.suffix.lower() == ".gz" and before.st_size > 0:
             raise InputFileError(f"{name}: not a gzip file (its name ends in .gz)")
         max_bytes = _LIMITS.get()[0]
         if not is_gzip:
-            if p.is_file() and p.stat().st_size > max_bytes:
+            if before.st_size > max_bytes:
                 raise InputFileError(f"{name}: larger than {max_bytes:,} bytes, the most read from one file")
             yield raw
-            return
-        try:
-            with gzip.GzipFile(fileobj=raw, mode="rb") as fh:
-                yield io.BufferedReader(_GzipErrors(fh, name, max_bytes))
-        except (OSError, EOFError, zlib.error) as err:  # the header itself is bad
-            raise InputFileError(f"{name}: not a valid gzip file ({err})") from None
+        else:
+            try:
+                with gzip.GzipFile(fileobj=raw, mode="rb") as fh:
+                    yield io.BufferedReader(_GzipErrors(fh, name, max_bytes))
+            except (OSError, EOFError, zlib.error) as err:  # the header itself is bad
+                raise InputFileError(f"{name}: not a valid gzip file ({err})") from None
+        check_unchanged(raw, before, name)
 
 
 class _GzipErrors(io.RawIOBase):
@@ -356,7 +346,7 @@ def text_value(value: Any, where: str, key: str, *, allow_list: bool = False) ->
     if allow_list and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         return value
     want = "a string or a non-empty list of strings" if allow_list else "a string"
-    raise InputFileError(f"{where}: {key!r} must be {want}, got {json.dumps(value)[:60]}")
+    raise InputFileError(f"{where}: {key!r} must be {want}, got {excerpt(value)}")
 
 
 def number_field(row: Row, key: str, name: str) -> float:
@@ -364,9 +354,9 @@ def number_field(row: Row, key: str, name: str) -> float:
     value = field(row, key, name)
     number = _to_float(value)
     if number is None:
-        raise InputFileError(f"{name}, line {row[0]}: {key!r} must be a number, got {json.dumps(value)[:60]}")
+        raise InputFileError(f"{name}, line {row[0]}: {key!r} must be a number, got {excerpt(value)}")
     if not math.isfinite(number):
-        raise InputFileError(f"{name}, line {row[0]}: {key!r} must be a finite number, got {str(value)[:60]}")
+        raise InputFileError(f"{name}, line {row[0]}: {key!r} must be a finite number, got {excerpt(value)}")
     return number
 
 
@@ -381,6 +371,6 @@ def _to_float(value: Any) -> Optional[float]:
         return math.inf
 
 
-__all__ = ["MAX_FILE_BYTES", "MAX_LINE_BYTES", "InputFileError", "count_lines", "field", "iter_csv", "iter_jsonl", "iter_lines",
+__all__ = ["MAX_FILE_BYTES", "MAX_LINE_BYTES", "InputFileError", "count_lines", "excerpt", "field", "iter_csv", "iter_jsonl", "iter_lines",
            "iter_rows", "limits", "number_field", "open_binary", "read_lines", "read_rows", "split_lines", "table_format",
            "text_field", "text_value"]

@@ -22,12 +22,6 @@ def data_path(*parts: str) -> Path:
     return path
 
 
-def user_or_data_file(name: str | Path) -> Path:
-    """``name`` as a path when that file exists, else the shipped file of that name
-    (:func:`data_path`, with its clear error when neither exists)."""
-    return Path(name) if Path(name).exists() else data_path(str(name))
-
-
 def cache_dir() -> Path:
     """``$NLGMETRICS_CACHE`` or ``~/.cache/nlgmetrics``, created on first use."""
     return env_directory("NLGMETRICS_CACHE", Path.home() / ".cache" / "nlgmetrics")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Tuple, Union
+from typing import Any, ClassVar, Mapping, Optional, Tuple, Union
 
 from nlgmetrics.discotk.discourse import LEXICAL_LAYERS, REPRESENTATIONS
 from nlgmetrics.discotk.kernels import DEFAULT_LAMBDA
@@ -38,6 +38,9 @@ def feature_names(variant: str, members: str = "asiya") -> Tuple[str, ...]:
 @dataclass(frozen=True)
 class DiscoTKConfig(MetricConfig):
     """Options of :class:`~nlgmetrics.discotk.DiscoTK`."""
+
+    #: options naming a file: nlgmetrics.load keys its scorers by their content (core/option_files.py)
+    FILE_OPTIONS: ClassVar[Tuple[str, ...]] = ("weights",)
 
     variant: str = option("party", "light: the five discourse kernels; party: the kernels plus the ULC members",
                           choices=VARIANTS, short="variant", signature="always")

@@ -3,12 +3,11 @@ self-kernels, dependency items) in a bounded LRU cache, per-pair raw features in
 and the corpus combination (per-test-set normalisation or learned weights) in the reduction."""
 from __future__ import annotations
 
-import json
 import math
+import os
 import threading
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
@@ -24,6 +23,7 @@ from nlgmetrics.discotk.kernels import CompiledTree, compile_tree, normalized_ke
 
 from ..core.budget import TOKENS, Budget
 from ..core.cache import LRUCache
+from ..core.option_files import OptionFileNotFoundError, read_option_json
 from ..core.progress import progress
 from ..core.result import MetricResult
 from .combine import (
@@ -48,6 +48,8 @@ from .members import (
     ter_similarity,
 )
 
+#: the largest weights file read (the shipped one, with every configuration's model, has 3 KB)
+MAX_WEIGHTS_BYTES = 16 * 2**20
 #: below this many segments, per-test-set normalisation is flagged as unreliable
 TINY_CORPUS = 5
 
@@ -111,14 +113,11 @@ class DiscoTK(Scorer):
         if weights == "tuned":
             return "tuned", self._checked(shipped_model(cfg.variant, cfg.lexical_layer, cfg.members))
         if isinstance(weights, str):
-            path = Path(weights)
-            if not path.is_file():
-                raise ValueError(f"weights must be 'uniform', 'tuned', a weights JSON file or a mapping; "
-                                 f"{weights!r} is not a file")
             try:
-                data = json.loads(path.read_text())
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-                raise ValueError(f"weights file {weights}: {err}") from None
+                data, _ = read_option_json(weights, "weights", max_bytes=MAX_WEIGHTS_BYTES)
+            except OptionFileNotFoundError:
+                raise OptionFileNotFoundError(f"weights must be 'uniform', 'tuned', a weights JSON file or a "
+                                              f"mapping; {weights!r} is not a file") from None
             if not isinstance(data, dict):
                 raise ValueError(f"weights file {weights}: expected a JSON object")
             key = weights_key(cfg.variant, cfg.lexical_layer, cfg.members)
@@ -134,7 +133,7 @@ class DiscoTK(Scorer):
                 model = PairwiseModel.from_dict(entry)
             except (TypeError, ValueError, KeyError) as err:
                 raise ValueError(f"weights file {weights}: not a weights model ({err})") from None
-            return f"file:{path.name}", self._checked(model)
+            return f"file:{os.path.basename(weights)}", self._checked(model)
         return "custom", self._checked(PairwiseModel.from_dict(weights))
 
     def _checked(self, model: PairwiseModel) -> PairwiseModel:

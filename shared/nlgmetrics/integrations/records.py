@@ -103,7 +103,12 @@ class RecordsWriter:
         self.path = str(path)
         self.target, self._tmp = atomic.open_temp(self.path, "records")
         opener: Any = gzip.open if self.target.suffix == ".gz" else open
-        self._fh = opener(self._tmp, "wt", encoding="utf-8")
+        try:
+            self._fh = opener(self._tmp, "wt", encoding="utf-8")
+        except OSError as err:  # name the records file, never the temporary one beside it
+            with contextlib.suppress(OSError):
+                os.unlink(self._tmp)
+            raise ValueError(f"{self.path}: cannot write the records file ({err.strerror or err})") from None
         self.count = 0
         self._guard(lambda: self._fh.write(json.dumps({"nlgmetrics_records": FORMAT, **header}) + "\n"))
 

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 from ..core.budget import WORDS, Budget
 from ..core.config import MetricConfig, option
 from ..core.facts import MetricFacts, Need
-from ..core.resources import user_or_data_file
+from ..core.option_files import OptionFileNotFoundError, check_option_file
 from .features import (
     ALIGNMENT_RULES,
     ANTONYM_RULES,
@@ -61,6 +60,8 @@ class RoMeConfig(MetricConfig):
     BUDGET: ClassVar[Budget] = BUDGET
 
     RENAMED: ClassVar[dict[str, str]] = {"parser": "linguistic_backend", "ted_normalisation": "ted_normalization"}
+    #: options naming a file: nlgmetrics.load keys its scorers by their content (core/option_files.py)
+    FILE_OPTIONS: ClassVar[tuple[str, ...]] = ("scorer_weights", "grammar_model")
 
     profile: str = option("paper", "model set: paper (albert-large-v2, BERT-base CoLA classifier, stanza when "
                           "installed; needs the hub) or lite (all-MiniLM-L6-v2, the shipped CoLA head, spaCy)",
@@ -170,13 +171,19 @@ class RoMeConfig(MetricConfig):
 
 
 def _check_file_option(option: str, value: str, expected: str) -> None:
-    """Refuse, when the scorer is built rather than at its first score, a file option that
-    names neither a file nor one shipped with the package."""
+    """Refuse, when the scorer is built rather than at its first score (before any model loads),
+    a file option that names neither a regular file nor one shipped with the package
+    (:mod:`nlgmetrics.core.option_files`: a FIFO or device is refused at once); the network
+    file is read and checked whole (its layers, shapes and finite numbers)."""
     try:
-        user_or_data_file(value)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{option}={value!r}: no such file ({Path(value).absolute()}) and no file of "
-                                f"that name ships with nlgmetrics; give {expected}") from None
+        if option == "scorer_weights":
+            from .network import ScorerNetwork
+
+            ScorerNetwork(value, option)
+        else:
+            check_option_file(value, option, shipped=True)
+    except OptionFileNotFoundError as err:
+        raise OptionFileNotFoundError(f"{err}; give {expected}") from None
 
 
 # -- facts (nlgmetrics list, demo, higher_is_better: core/facts.py) ------------------------------

@@ -72,35 +72,34 @@ def fitted_path(scorer: RoMe) -> Path:
 
 
 def fitted_network(scorer: RoMe) -> ScorerNetwork:
-    """The cached network for this configuration, fitted first when there is none, and fitted
-    again when the cached file's stored ``fit_key`` is not this configuration's (a file from
-    another configuration, an older release or edited by hand is never used)."""
+    """The cached network for this configuration, fitted first when there is none, or when the
+    cached file is unreadable or holds another configuration's fit (its ``fit_key`` differs:
+    the file name keeps only 24 of the key's 64 digits, and a file may be damaged or replaced)."""
     path, key = fitted_path(scorer), fit_key(scorer)
-    net = _cached_network(path, key)  # a cached network loads without waiting for another configuration's fit
+    net = _cached(path, key)  # a cached network loads without waiting for another configuration's fit
     if net is None:
         with _FIT_LOCK:
-            net = _cached_network(path, key)
+            net = _cached(path, key)
             if net is None:
-                if path.exists() and not scorer.quiet:
-                    warnings.warn(f"RoMe: the cached network {path} was fitted for another configuration (its "
-                                  "fit_key differs from this one's, or is missing): fitting again", stacklevel=3)
                 _fit_and_write(scorer, path, key)
-                net = _cached_network(path, key)
-    if net is None:
-        raise RuntimeError(f"RoMe: the fitted network written to {path} does not carry this configuration's fit_key")
+                net = ScorerNetwork(path, "the fitted network")
     return net
 
 
-def _cached_network(path: Path, key: str) -> ScorerNetwork | None:
-    """The network cached at ``path`` when its stored fit key is ``key``; None when there is no
-    file, or its key differs or is missing, or it is not a readable network."""
+def _cached(path: Path, key: str) -> ScorerNetwork | None:
+    """The network cached at ``path`` when it is readable and fitted for ``key``."""
     if not path.exists():
         return None
     try:
-        net = ScorerNetwork(path)
-    except (OSError, ValueError):
+        net = ScorerNetwork(path, "the fitted network")
+    except ValueError as err:
+        warnings.warn(f"RoMe: the cached network {path} cannot be used ({err}); fitting it again", stacklevel=3)
         return None
-    return net if net.meta.get("fit_key") == key else None
+    if net.meta.get("fit_key") != key:
+        warnings.warn(f"RoMe: the cached network {path} was fitted for another configuration (its fit_key "
+                      "differs); fitting it again", stacklevel=3)
+        return None
+    return net
 
 
 def _fit_and_write(scorer: RoMe, path: Path, key: str) -> None:

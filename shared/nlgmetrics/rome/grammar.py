@@ -23,8 +23,10 @@ hypothesis that does not gets one before classification (:func:`with_end_punctua
 """
 from __future__ import annotations
 
+import io
 import json
 import warnings
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,7 +42,7 @@ from ..core.models import (
     resolve_dtype,
     tokenize,
 )
-from ..core.resources import user_or_data_file
+from ..core.option_files import MAX_OPTION_BYTES, OptionFileError, finite_numbers, read_option_file
 from .features import SENTENCE_ENDS
 
 DELTA_PREFIX = "delta."  # dense additive delta of a parameter (LayerNorms; all of the earlier format)
@@ -277,6 +279,33 @@ def member_states(data: Any) -> list[dict[str, np.ndarray]]:
              if key.startswith(prefix) and key[len(prefix):].startswith(STATE_PREFIXES)} for prefix in prefixes]
 
 
+def read_head(weights: str | Path, option: str = "grammar_model") -> tuple[list[dict[str, np.ndarray]], float,
+                                                                          dict[str, Any], Path]:
+    """``(member states, LoRA scale, metrics, path)`` of a ``.npz`` head file, read as the file
+    of ``option`` (:mod:`nlgmetrics.core.option_files`: a regular file within the size cap, no
+    pickled objects, every number finite); each problem is one ``ValueError`` naming it."""
+    where = f"{option}={str(weights)!r}"
+    file = read_option_file(weights, option, shipped=True, max_bytes=MAX_OPTION_BYTES)
+    if file.data[:4] not in (b"PK\x03\x04", b"PK\x05\x06"):  # a zip archive (an empty one too)
+        raise OptionFileError(f"{where}: not a .npz archive (a .npz grammar head is a zip archive written by "
+                              "python -m nlgmetrics.training.rome_grammar)")
+    try:
+        with np.load(io.BytesIO(file.data), allow_pickle=False) as data:
+            if "lora_scale" not in data and "tuned_layers" not in data:
+                raise OptionFileError(f"{where}: not a tuned grammar head (no lora_scale); retrain it with "
+                                      "python -m nlgmetrics.training.rome_grammar")
+            states = member_states(data)
+            scale = float(data["lora_scale"]) if "lora_scale" in data else 0.0
+            metrics = json.loads(str(data["metrics"])) if "metrics" in data else {}
+    except OptionFileError:
+        raise
+    except (KeyError, TypeError, ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+        why = "it holds pickled Python objects, which are never loaded" if "pickle" in str(err) else str(err)[:80]
+        raise OptionFileError(f"{where}: not a readable .npz grammar head ({why})") from None
+    finite_numbers([scale, *(v for state in states for v in state.values())], where)
+    return states, scale, metrics if isinstance(metrics, dict) else {}, file.path
+
+
 class TunedGrammarHead:
     """The lite profile's CoLA classifier, loaded from a ``.npz`` written by
     ``python -m nlgmetrics.training.rome_grammar`` (factors and deltas against the packaged
@@ -286,14 +315,7 @@ class TunedGrammarHead:
 
     def __init__(self, weights: str | Path, *, device: Any = "auto", dtype: Any = "fp32",
                  batch_size: int = 32, max_length: int = 256, encoder_path: str | None = None) -> None:
-        path = user_or_data_file(weights)
-        with np.load(path) as data:
-            if "lora_scale" not in data and "tuned_layers" not in data:
-                raise ValueError(f"{path} is not a tuned grammar head (no lora_scale); retrain it with "
-                                 "python -m nlgmetrics.training.rome_grammar")
-            states = member_states(data)
-            scale = float(data["lora_scale"]) if "lora_scale" in data else 0.0
-            self.metrics = json.loads(str(data["metrics"]))
+        states, scale, self.metrics, path = read_head(weights)
         self.device = resolve_device(device)
         self.dtype = resolve_dtype(dtype, self.device)
         self.models = []

@@ -12,19 +12,20 @@ Two layouts, named by the weights file's ``kind``:
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..core.resources import user_or_data_file
+from ..core.option_files import OptionFileError, finite_numbers, read_option_json
 
 #: feature order of the network input (the reference code's)
 FEATURE_ORDER = ("f_grammar", "f_ted", "f_emd")
 #: +1: the score may only grow with the feature, -1: only shrink (F_TED is a distance)
 FEATURE_SIGNS = (1.0, -1.0, 1.0)
 KINDS = ("monotone", "paper")
+#: the largest network file read (the shipped one has 14 KB)
+MAX_NETWORK_BYTES = 16 * 2**20
 
 
 def sign_fixed(features: np.ndarray) -> np.ndarray:
@@ -41,44 +42,26 @@ def linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
     return (x[:, None, :] * weight[None, :, :]).sum(axis=-1) + bias
 
 
-def _layers(payload: Any, name: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The three linear layers of a network payload, or one ValueError naming the file: a JSON
-    object whose ``layers`` lists three ``{"weight": matrix, "bias": vector}`` of finite
-    numbers, from 3 features to 1 output (a file without them was a bare ``KeyError: 'layers'``)."""
-    expected = (f"{name}: not a RoMe network: expected a JSON object whose 'layers' lists three "
-                "{'weight': matrix, 'bias': vector} from 3 features to 1 output")
-    layers = payload.get("layers") if isinstance(payload, dict) else None
-    if not isinstance(layers, list) or len(layers) != 3 or not all(isinstance(x, dict) for x in layers):
-        raise ValueError(expected)
-    try:
-        out = [(np.asarray(x["weight"], dtype=np.float64), np.asarray(x["bias"], dtype=np.float64)) for x in layers]
-    except (KeyError, TypeError, ValueError):
-        raise ValueError(expected) from None
-    shapes_ok = all(w.ndim == 2 and b.shape == (w.shape[0],) for w, b in out) and all(
-        out[i + 1][0].shape[1] == out[i][0].shape[0] for i in range(2))
-    if not shapes_ok or out[0][0].shape[1] != len(FEATURE_ORDER) or out[-1][0].shape[0] != 1:
-        raise ValueError(expected)
-    if not all(np.isfinite(w).all() and np.isfinite(b).all() for w, b in out):
-        raise ValueError(f"{name}: the network's weights must be finite numbers (found NaN or infinity)")
-    return out
-
-
 class ScorerNetwork:
     """The final scorer, from a JSON file (``layers``: weight and bias per linear layer,
-    ``kind``: monotone or paper) written by ``python -m nlgmetrics.training.rome_scorer``."""
+    ``kind``: monotone or paper) written by ``python -m nlgmetrics.training.rome_scorer``, read
+    as the file of ``option`` (:mod:`nlgmetrics.core.option_files`: a regular file within
+    :data:`MAX_NETWORK_BYTES`, finite numbers); every problem is one ``ValueError`` naming it."""
 
-    def __init__(self, weights: str | Path | dict[str, Any]) -> None:
+    def __init__(self, weights: str | Path | dict[str, Any], option: str = "scorer_weights") -> None:
         if isinstance(weights, dict):
-            payload, self.name = weights, str(weights.get("name", "network"))
+            payload, self.name, where = weights, str(weights.get("name", "network")), "the network"
         else:
-            path = user_or_data_file(weights)
-            payload, self.name = json.loads(path.read_text()), path.name
-        self.layers = _layers(payload, self.name)
+            payload, file = read_option_json(weights, option, shipped=True, max_bytes=MAX_NETWORK_BYTES)
+            self.name, where = file.path.name, f"{option}={str(weights)!r}"
+        if not isinstance(payload, dict):
+            raise OptionFileError(f"{where}: expected a JSON object with 'layers', got {type(payload).__name__}")
         self.kind = str(payload.get("kind", "paper"))
         if self.kind not in KINDS:
-            raise ValueError(f"{self.name}: unknown network kind {self.kind!r}; choose one of {', '.join(KINDS)}")
+            raise OptionFileError(f"{where}: unknown network kind {self.kind[:24]!r}; choose one of {', '.join(KINDS)}")
+        self.layers = _layers(payload.get("layers"), where)
         if self.kind == "monotone" and any((w < 0).any() for w, _ in self.layers):
-            raise ValueError(f"{self.name}: a monotone network needs non-negative weights")
+            raise OptionFileError(f"{where}: a monotone network needs non-negative weights")
         self.meta = {k: v for k, v in payload.items() if k != "layers"}
 
     def __call__(self, features: np.ndarray) -> np.ndarray:
@@ -91,3 +74,28 @@ class ScorerNetwork:
             hidden = np.maximum(linear(linear(x, w1, b1), w2, b2), 0.0)
         logits = linear(hidden, w3, b3)[:, 0]
         return 1.0 / (1.0 + np.exp(-logits))
+
+
+def _layers(layers: Any, where: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``[(weight, bias)] * 3`` from a network file's ``layers``, every shape and number
+    checked: 3 features in, one output, each weight ``(out, in)`` matching the layer before."""
+    shape = "'layers' must be three {'weight': [[...]], 'bias': [...]} from 3 features to 1 output"
+    if not isinstance(layers, list) or len(layers) != 3 or not all(isinstance(la, dict) for la in layers):
+        raise OptionFileError(f"{where}: {shape}")
+    out: list[tuple[np.ndarray, np.ndarray]] = []
+    width = len(FEATURE_ORDER)
+    for k, layer in enumerate(layers, 1):
+        try:
+            weight = np.asarray(layer["weight"], dtype=np.float64)
+            bias = np.asarray(layer["bias"], dtype=np.float64)
+        except (KeyError, TypeError, ValueError):
+            raise OptionFileError(f"{where}: layer {k}: {shape}") from None
+        if weight.ndim != 2 or weight.shape[1] != width or bias.shape != (weight.shape[0],) or weight.size == 0:
+            raise OptionFileError(f"{where}: layer {k}: weight {weight.shape} and bias {bias.shape} do not fit "
+                                  f"{width} inputs; {shape}")
+        finite_numbers((weight, bias), where)
+        out.append((weight, bias))
+        width = weight.shape[0]
+    if width != 1:
+        raise OptionFileError(f"{where}: the last layer has {width} outputs; {shape}")
+    return out

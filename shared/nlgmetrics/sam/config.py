@@ -35,6 +35,8 @@ class SAMConfig(MetricConfig):
     """SAM's options (the card's options table is generated from this class)."""
 
     RENAMED = {"tagger": "linguistic_backend"}
+    #: options naming a file: nlgmetrics.load keys its scorers by their content (core/option_files.py)
+    FILE_OPTIONS = ("lexicon",)
     BUDGET = BUDGET
 
     base: str = option("meteor", "base metric C_hr: sentence BLEU, chrF, METEOR, BERTScore F1, or "
