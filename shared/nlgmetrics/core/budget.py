@@ -14,6 +14,8 @@ which cannot be cut): its ``whole`` check raises ``ValueError`` for one over its
 'The cat-'
 >>> b.count("x-x")
 3
+>>> b.count("\U0001F600" * 5 + "\u4e2d\u6587" + "a" * 45)  # emoji, ideographs, a long run
+10
 """
 from __future__ import annotations
 
@@ -26,9 +28,18 @@ from typing import Any, Callable, List, Optional, Set, Tuple
 MAX_CHARS = 100_000
 #: whitespace-separated words
 WORDS = re.compile(r"\S+")
-#: word runs and single punctuation marks or symbols, as a tokenizer splits ``x-x`` into three
-#: tokens: at least as many units as spaCy's tokenizer gives on ordinary text
-TOKENS = re.compile(r"\w+|[^\w\s]")
+#: scripts written without spaces whose every character a subword tokenizer (BERT's WordPiece,
+#: SentencePiece) makes a token of its own: kana, CJK ideographs, Hangul syllables
+IDEOGRAPHS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f"
+#: the longest word run counted as one unit: a longer run (a text without spaces in Thai, a
+#: 20,000-letter "word") counts one unit per started WORD_PIECE characters, as subword
+#: tokenizers split it into pieces
+WORD_PIECE = 20
+#: tokens: word runs (pieces of at most WORD_PIECE characters), each ideograph, and each
+#: punctuation mark, symbol or emoji on its own, as a tokenizer splits ``x-x`` into three tokens
+#: and spaCy every emoji or ``!`` of a run without spaces: at least as many units as spaCy's
+#: tokenizer gives, on ordinary text and on text without spaces alike (its costly steps count them)
+TOKENS = re.compile(rf"[{IDEOGRAPHS}]|[^\W{IDEOGRAPHS}]{{1,{WORD_PIECE}}}|[^\w\s]")
 
 
 @dataclass(frozen=True)
