@@ -151,3 +151,25 @@ def test_a_text_without_spaces_is_cut_to_at_most_max_units_spacy_tokens(kind):
         assert len(tokenizer(cut)) <= budget.max_units, (metric, kind)  # what the parser and taggers see
         if kind != "long word":  # 1,000 pieces of 20 letters: RoMe's and TextEval's caps keep it whole
             assert len(cut) < len(text)
+
+
+def test_references_per_segment_are_capped_the_first_ones_kept():
+    """Issue 37: TextEval with 2,000 references for one segment took 394 s (20,000: 3 GB)."""
+    inputs = validate_inputs(["a", "b", "c"], [[f"r{k}" for k in range(7)], ["x", "y"], "z"], multi_reference=True)
+    with pytest.warns(UserWarning, match=r"toy: 1 segment\(s\) .* 3 references\b.*references\[0\] \(7 references\)"):
+        cut = apply_budget(inputs, Budget("words", 5, WORDS, max_references=3), "toy")
+    assert cut == {0}
+    assert inputs.references == [["r0", "r1", "r2"], ["x", "y"], "z"]
+
+
+def test_texteval_caps_its_references_and_flags_the_segment():
+    from nlgmetrics.texteval import TextEval
+    from nlgmetrics.texteval.config import MAX_REFERENCES
+
+    scorer = TextEval(approach="scaling", corpus="mean", features="words", quiet=True)
+    refs = [f"the cat sat on mat number {k}" for k in range(MAX_REFERENCES + 50)]
+    with pytest.warns(UserWarning, match=rf"{MAX_REFERENCES} references .*\({MAX_REFERENCES + 50} references\)"):
+        result = scorer.score(["the cat sat on the mat", "a dog"], [refs, ["a dog ran", "the dog"]])
+    assert result.details[0]["truncated"] is True and "truncated" not in result.details[1]
+    kept = scorer.score(["the cat sat on the mat"], [refs[:MAX_REFERENCES]])
+    assert result.scores[0] == kept.scores[0]  # scored against exactly the first MAX_REFERENCES
