@@ -117,6 +117,8 @@ def test_approx_size_counts_every_level_and_shared_objects_once():
     assert approx_size(_nested(8, blob)) > 1_000_000  # the old estimate stopped at depth 3 (under 2 KB)
     assert 1_000_000 < approx_size([blob, blob, (blob,)]) < 1_100_000  # one object, counted once
     assert approx_size(np.zeros(10_000)) >= 80_000
+    assert approx_size(np.zeros(10_000)[:10]) >= 80_000  # a view holds its base
+    assert approx_size([np.zeros(10_000)[:10], np.zeros(10)]) < 81_000  # the base once, plus the small array
 
 
 def _traced_bytes(build):

@@ -58,7 +58,12 @@ def approx_size(value: Any) -> int:
             continue
         nbytes = getattr(obj, "nbytes", None)
         if isinstance(nbytes, int) and not isinstance(obj, (str, bytes)):  # a numpy array
-            total += nbytes + 112
+            base = getattr(obj, "base", None)
+            if isinstance(getattr(base, "nbytes", None), int):  # a view keeps its whole base alive
+                todo.append(base)
+                total += 112
+            else:
+                total += nbytes + 112
             continue
         if hasattr(obj, "element_size") and hasattr(obj, "nelement"):  # a torch tensor
             total += int(obj.element_size() * obj.nelement()) + 112
