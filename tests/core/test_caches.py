@@ -100,3 +100,80 @@ def test_get_or_compute_caches_falsy_values_and_counts():
     cache.get_or_compute("b", compute)
     cache.get_or_compute("c", compute)  # evicts "a", the least recently used
     assert "a" not in cache and cache.get_or_compute("a", compute) is False and calls == ["a", "b", "c", "a"]
+
+
+# -- issue 37: caches bounded by the bytes they really hold --------------------------------------
+def _nested(depth: int, payload: object) -> object:
+    value = payload
+    for k in range(depth):
+        value = {"level": k, "items": [value, ("x" * 10, k)]}
+    return value
+
+
+def test_approx_size_counts_every_level_and_shared_objects_once():
+    from nlgmetrics.core.cache import approx_size
+
+    blob = b"b" * 1_000_000
+    assert approx_size(_nested(8, blob)) > 1_000_000  # the old estimate stopped at depth 3 (under 2 KB)
+    assert 1_000_000 < approx_size([blob, blob, (blob,)]) < 1_100_000  # one object, counted once
+    assert approx_size(np.zeros(10_000)) >= 80_000
+    assert approx_size(np.zeros(10_000)[:10]) >= 80_000  # a view holds its base
+    assert approx_size([np.zeros(10_000)[:10], np.zeros(10)]) < 81_000  # the base once, plus the small array
+
+
+def _traced_bytes(build):
+    import tracemalloc
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        value = build()
+        gc.collect()
+        return value, tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+def test_discotk_analyses_are_accounted_at_the_bytes_python_allocated_for_them():
+    """Parity with an independent count: tracemalloc's bytes allocated while building the
+    analyses (their parses cached first) against the cache's accounting of them."""
+    from nlgmetrics.core.cache import approx_size
+    from nlgmetrics.discotk import DiscoTK
+    from nlgmetrics.discotk.scorer import CACHE_BYTES
+
+    scorer = DiscoTK(variant="light", quiet=True)
+    texts = [f"The council said on day {k} that the new plan would help small firms near the river." for k in range(30)]
+    scorer.parser.analyzer.analyze(texts)  # parsed first: what is traced below is the analyses alone
+    analyses, traced = _traced_bytes(lambda: scorer._analyze_new(texts))
+    accounted = sum(approx_size(a) for a in analyses)
+    assert traced > 30 * 10_000  # tens of KB each: what filled memory over calls
+    assert 0.8 * traced <= accounted <= 3 * traced, (accounted, traced)
+    assert scorer._cache.max_bytes == CACHE_BYTES <= 256 * 2**20
+
+
+def test_a_cache_of_deep_values_stays_within_its_byte_bound_in_real_memory():
+    cache: LRUCache[int, object] = LRUCache(max_entries=100_000, max_bytes=2 * 2**20)
+
+    def fill():
+        for k in range(400):  # 400 values of about 40 KB each: 16 MB if nothing were evicted
+            cache[k] = _nested(6, ["word %d %d" % (k, j) for j in range(500)])
+        return None
+
+    _, traced = _traced_bytes(fill)
+    assert cache.nbytes <= cache.max_bytes and 20 < len(cache) < 400
+    assert traced <= 1.2 * cache.max_bytes, traced  # what is held is what was accounted
+
+
+def test_spacy_vocabulary_is_renewed_once_it_learnt_too_many_strings(monkeypatch):
+    from nlgmetrics.core import linguistic
+
+    monkeypatch.setattr(linguistic, "MAX_NEW_STRINGS", 300)
+    analyzer = linguistic.Analyzer("spacy")
+    texts = [" ".join(f"zq{k}w{j}" for j in range(20)) + " ran home." for k in range(60)]  # 1,200 new words
+    parsed = analyzer.analyze(texts)
+    impl = analyzer._impl
+    assert impl.renewals >= 1 and impl.new_strings() <= 300 + 20 * 64 * 2  # at most a batch past the bound
+    fresh = linguistic.Analyzer("spacy").analyze(texts)
+    assert [[(t.text, t.xpos, t.head) for t in p.tokens] for p in parsed] == \
+        [[(t.text, t.xpos, t.head) for t in p.tokens] for p in fresh]

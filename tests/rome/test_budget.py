@@ -19,3 +19,16 @@ def test_a_1mb_text_is_cut_and_scored_within_the_budget(one_torch_thread):
     texts = [f"the {animal} sat on the mat " * 45_000 for animal in ("cat", "dog")]  # a fresh text per attempt
     result, _ = within_budget(lambda attempt: scorer.score([texts[attempt]], [texts[attempt]]), 1)
     assert result.details[0]["truncated"] is True
+
+
+@pytest.mark.parametrize("mark", ["\U0001F600", "!"])
+def test_20000_marks_without_a_space_are_cut_with_a_warning(mark):
+    """Issue 37: the budget counted whitespace words, so 20,000 emoji or punctuation marks were
+    one word and RoMe parsed them all (126-172 s); now they are 20,000 tokens, cut to the cap."""
+    from nlgmetrics.rome.config import BUDGET
+
+    scorer = RoMe(profile="lite", quiet=True)
+    with pytest.warns(UserWarning, match=r"budget of 1,000 tokens"):
+        result = scorer.score([mark * 20_000, "a cat"], ["hello there", "a cat"])
+    assert result.details[0]["truncated"] is True and "truncated" not in result.details[1]
+    assert BUDGET.count(mark * 20_000) == 20_000 and len(BUDGET.cut(mark * 20_000)) == BUDGET.max_units

@@ -19,4 +19,4 @@ def test_a_long_repeated_word_is_cut_and_scored_within_the_budget(n):
 
 
 def test_the_cap_is_stated():
-    assert BUDGET.describe() == "2,000 tokens or 20,000 characters"
+    assert BUDGET.describe() == "2,000 tokens or 20,000 characters per text and 100 references"

@@ -4,7 +4,9 @@ the metric's own units (words, the tokens its kernels see, ...) before any expen
 Each metric declares a :class:`Budget` (its caps are measured by ``benchmarks/budget_caps.py``
 against a time budget of about 2 s per segment on two cores, and stated on its card). The
 input step (:meth:`nlgmetrics.core.scorer.Scorer.validate`) applies it with :func:`apply_budget`:
-a text over a cap is cut to its first ``max_chars`` characters, then to its first
+a segment's references over ``max_references`` are cut to the first ones (a metric whose
+work grows faster than the number of references, such as TextEval's scaling, states a lower
+cap); a text over a cap is cut to its first ``max_chars`` characters, then to its first
 ``max_units`` units, with one warning per call; the segment's records and details get
 ``truncated: true``. A metric may check some texts as a whole instead (DiscoTK's RST trees,
 which cannot be cut): its ``whole`` check raises ``ValueError`` for one over its caps.
@@ -14,6 +16,8 @@ which cannot be cut): its ``whole`` check raises ``ValueError`` for one over its
 'The cat-'
 >>> b.count("x-x")
 3
+>>> b.count("\U0001F600" * 5 + "\u4e2d\u6587" + "a" * 45)  # emoji, ideographs, a long run
+10
 """
 from __future__ import annotations
 
@@ -24,17 +28,29 @@ from typing import Any, Callable, List, Optional, Set, Tuple
 
 #: default character cap of one text (a prediction, reference or source)
 MAX_CHARS = 100_000
+#: default cap on the references of one segment (over it: the first ones are kept)
+MAX_REFERENCES = 100
 #: whitespace-separated words
 WORDS = re.compile(r"\S+")
-#: word runs and single punctuation marks or symbols, as a tokenizer splits ``x-x`` into three
-#: tokens: at least as many units as spaCy's tokenizer gives on ordinary text
-TOKENS = re.compile(r"\w+|[^\w\s]")
+#: scripts written without spaces whose every character a subword tokenizer (BERT's WordPiece,
+#: SentencePiece) makes a token of its own: kana, CJK ideographs, Hangul syllables
+IDEOGRAPHS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f"
+#: the longest word run counted as one unit: a longer run (a text without spaces in Thai, a
+#: 20,000-letter "word") counts one unit per started WORD_PIECE characters, as subword
+#: tokenizers split it into pieces
+WORD_PIECE = 20
+#: tokens: word runs (pieces of at most WORD_PIECE characters), each ideograph, and each
+#: punctuation mark, symbol or emoji on its own, as a tokenizer splits ``x-x`` into three tokens
+#: and spaCy every emoji or ``!`` of a run without spaces: at least as many units as spaCy's
+#: tokenizer gives, on ordinary text and on text without spaces alike (its costly steps count them)
+TOKENS = re.compile(rf"[{IDEOGRAPHS}]|[^\W{IDEOGRAPHS}]{{1,{WORD_PIECE}}}|[^\w\s]")
 
 
 @dataclass(frozen=True)
 class Budget:
     """Caps of one text: ``max_chars`` characters and ``max_units`` units (``pattern``
-    matches one unit, named ``unit`` in messages). ``whole``, when given, is asked first about
+    matches one unit, named ``unit`` in messages), and at most ``max_references`` references
+    per segment (the first ones are kept). ``whole``, when given, is asked first about
     each text: ``True`` means the metric checked the text as a whole (it raises ``ValueError``
     when the text is over its caps) and it is not cut."""
 
@@ -43,6 +59,7 @@ class Budget:
     pattern: re.Pattern = WORDS
     max_chars: int = MAX_CHARS
     whole: Optional[Callable[[str], bool]] = None
+    max_references: int = MAX_REFERENCES
 
     def count(self, text: str) -> int:
         """Units in ``text`` (linear time)."""
@@ -63,7 +80,8 @@ class Budget:
         return text[:end]
 
     def describe(self) -> str:
-        return f"{self.max_units:,} {self.unit} or {self.max_chars:,} characters"
+        return (f"{self.max_units:,} {self.unit} or {self.max_chars:,} characters per text and "
+                f"{self.max_references:,} references")
 
 
 def _bounded(budget: Budget, text: str, where: str) -> Tuple[str, bool]:
@@ -84,6 +102,12 @@ def apply_budget(inputs: Any, budget: Optional[Budget], metric: str) -> Set[int]
         return set()
     cut_ids: Set[int] = set()
     notes: List[str] = []
+    for i, item in enumerate(inputs.references or ()):
+        if not isinstance(item, str) and len(item) > budget.max_references:
+            inputs.references[i] = list(item[: budget.max_references])  # before any text is cut
+            cut_ids.add(inputs.ids[i])
+            if len(notes) < 3:
+                notes.append(f"references[{i}] ({len(item):,} references)")
     for field in ("predictions", "references", "sources"):
         values = getattr(inputs, field)
         if values is None:

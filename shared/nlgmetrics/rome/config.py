@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..core.budget import WORDS, Budget
+from ..core.budget import TOKENS, Budget
 from ..core.config import MetricConfig, option
 from ..core.facts import MetricFacts, Need
 from ..core.option_files import OptionFileNotFoundError, check_option_file
@@ -27,9 +27,12 @@ from .ted import TREE_KINDS
 COMPONENTS = ("rome", "emd", "ted", "grammar")
 #: the work budget per segment (benchmarks/budget_caps.py: about 2 s per worst-case segment on
 #: two cores): the highest max_words (F_EMD's and F_TED's words), and a cap on any text before
-#: analysis, in characters and whitespace words (over it: cut, truncated: true)
+#: analysis, in characters and in tokens (core.budget.TOKENS: what the parser's and encoder's
+#: costly steps count, so 20,000 emoji or punctuation marks without a space are 20,000 units, not
+#: one whitespace word; over it: cut, truncated: true)
 MAX_WORDS = 320
-BUDGET = Budget("words", MAX_WORDS, WORDS, max_chars=20_000)
+MAX_TOKENS = 1_000
+BUDGET = Budget("tokens", MAX_TOKENS, TOKENS, max_chars=20_000)
 #: F_TED's work budget per tree (:func:`~nlgmetrics.rome.tree_edit.ted_work`: a pair costs the
 #: product): a tree over it keeps fewer words (cut, with max_words' warning); ordinary sentences
 #: are far below it (about 30-100), while a 256-word run-on sentence reached 2,800 and 9 s

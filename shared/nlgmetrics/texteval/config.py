@@ -16,9 +16,11 @@ CORPUS_MODES = ("document", "mean")
 #: "-words": WordNet senses that are words, not acronyms, letters or elements)
 CLASS_LEXICON = "wordnet3.0-words+closed"
 #: the work budget per segment (benchmarks/budget_caps.py: about 2 s per worst-case segment on
-#: two cores): tokens (word runs and punctuation marks) and characters of a text; over it: cut,
-#: truncated: true
-BUDGET = Budget("tokens", 5_000, TOKENS, max_chars=50_000)
+#: two cores): tokens (word runs and punctuation marks) and characters of a text, and references
+#: per segment (the scaling's pairwise distances and MDS grow with their square and cube: 2,000
+#: references took 394 s); over it: cut (the first references kept), truncated: true
+MAX_REFERENCES = 100
+BUDGET = Budget("tokens", 5_000, TOKENS, max_chars=50_000, max_references=MAX_REFERENCES)
 
 
 @dataclass(frozen=True)

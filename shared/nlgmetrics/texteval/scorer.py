@@ -2,6 +2,7 @@
 ``rank_set``, ``score_systems``), the per-segment records and the corpus reduction."""
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -21,6 +22,23 @@ from .analysis import SetRanking, StandardSet
 from .config import CLASS_LEXICON, TextEvalConfig
 from .features import ngram_counts, tag_symbols, word_symbols
 from .resampling import DocumentResampler
+
+#: the fewest references per segment the scaling approach needs (a set of 3 texts with the prediction)
+MIN_SCALING_REFERENCES = 2
+
+
+def warn_short_sets(refs: Sequence[Sequence[str]]) -> None:
+    """One warning naming the segments with fewer than :data:`MIN_SCALING_REFERENCES`
+    references: a 1-D scale of the prediction and one reference is two points at +-d/2 with no
+    consensus to orient it, so their score is defined as 0.0 with ``r2`` NaN and
+    ``reliable: false`` (the metric card's "Scaling needs two references")."""
+    short = [i for i, r in enumerate(refs) if len(r) < MIN_SCALING_REFERENCES]
+    if short:
+        shown = ", ".join(map(str, short[:5])) + (f" and {len(short) - 5} more" if len(short) > 5 else "")
+        warnings.warn(f"TextEval approach='scaling' needs at least {MIN_SCALING_REFERENCES} references per "
+                      f"segment; {len(short)} segment(s) have fewer (index {shown}): a scale of the prediction "
+                      "and one reference has no direction, so they score 0.0 with r2 nan and reliable false; "
+                      "use approach='direct' or give more references", stacklevel=4)
 
 
 class TextEval(Scorer):
@@ -156,6 +174,8 @@ class TextEval(Scorer):
         ``corpus="document"`` each record also carries the counts of the prediction and of
         each reference, from which the reduction builds the documents."""
         refs = [reference_group(r) for r in inputs.references or []]
+        if self.config.approach == "scaling":
+            warn_short_sets(refs)
         document = self.config.corpus == "document"
         if document and self.config.approach == "scaling" and len({len(r) for r in refs}) > 1:
             raise ValueError("corpus='document' with approach='scaling' needs the same number of references "
