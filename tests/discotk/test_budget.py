@@ -43,7 +43,7 @@ def test_rst_size_counts_edus_and_their_tokens():
      "2,000 EDUs and 2,000 tokens in them; DiscoTK-light \\(flat layer\\) scores at most 200 EDUs and 2,000 tokens"),
     ("_!" + " ".join(["word"] * 3000) + "!_",
      "1 EDUs and 3,000 tokens in them; DiscoTK-light \\(flat layer\\) scores at most 200 EDUs and 2,000 tokens"),
-    ("_!" + " ".join(["word"] * 50_000) + "!_", "250,003 characters; DiscoTK reads at most 20,000"),
+    ("_!" + " ".join(["word"] * 50_000) + "!_", "250,003 characters; DiscoTK reads at most 100,000"),
 ], ids=["flat-2000-edus", "one-3000-word-edu", "one-50000-word-edu"])
 def test_rst_trees_over_the_caps_are_refused_at_once(tree, what):
     scorer = DiscoTK(variant="light", quiet=True)

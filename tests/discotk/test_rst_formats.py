@@ -115,8 +115,10 @@ def test_too_deep_rst_trees_are_a_clear_error():
         with pytest.raises(ValueError, match=f"nested {depth} relation nodes deep; at most 400"):
             from_rst(_nested(depth))
     # the scorer's work budget refuses such a tree before it is read (issue 37: light reads at most 200 EDUs)
-    with pytest.raises(ValueError, match="an RST tree of 39,707 characters; DiscoTK reads at most 20,000"):
+    with pytest.raises(ValueError, match="an RST tree of 1,201 EDUs and 2,403 tokens"):
         DiscoTK(variant="light", input_format="rst", quiet=True).score([_nested(1200)], [_nested(2)])
+    with pytest.raises(ValueError, match="an RST tree of 100,907 characters; DiscoTK reads at most 100,000"):
+        DiscoTK(variant="light", input_format="rst", quiet=True).score([_nested(3000)], [_nested(2)])
     # the deepest allowed tree reads, writes (both formats) and scores
     tree = from_rst(_nested(MAX_DEPTH))
     assert len(tree.edus()) == MAX_DEPTH + 1

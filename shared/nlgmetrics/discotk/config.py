@@ -25,6 +25,8 @@ MAX_CHARS = 20_000
 #: RST caps of DiscoTK-light with the flat lexical layer (the fast kernel: a document tree)
 MAX_EDUS = 200
 MAX_RST_TOKENS = 2_000
+#: characters of an RST tree's text (a .dis file of 2,000 EDU tokens holds about 35,000)
+MAX_RST_CHARS = 100_000
 #: RST caps of party (its TER and METEOR members compare the trees' whole texts) and of the
 #: chain lexical layer (its word chains' node pairs are not pre-terminals: quadratic work)
 MAX_EDUS_OTHER = 150

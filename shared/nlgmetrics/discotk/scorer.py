@@ -33,7 +33,7 @@ from .combine import (
     sigmoid,
     weights_key,
 )
-from .config import MAX_CHARS, DiscoTKConfig, rst_caps
+from .config import MAX_CHARS, MAX_RST_CHARS, DiscoTKConfig, rst_caps
 from .members import (
     EXTRA_MEMBERS,
     PARTY_MEMBERS,
@@ -168,8 +168,8 @@ class DiscoTK(Scorer):
         """True for a text read as an RST tree (``ValueError`` when it is over the caps)."""
         if not self._is_rst(text):
             return False
-        if len(text) > MAX_CHARS:
-            raise ValueError(f"an RST tree of {len(text):,} characters; DiscoTK reads at most {MAX_CHARS:,}")
+        if len(text) > MAX_RST_CHARS:
+            raise ValueError(f"an RST tree of {len(text):,} characters; DiscoTK reads at most {MAX_RST_CHARS:,}")
         edus, tokens = rst_size(text)
         max_edus, max_tokens = rst_caps(self.config.variant, self.config.lexical_layer)
         if edus > max_edus or tokens > max_tokens:
