@@ -90,4 +90,4 @@ def test_tree_file_errors(folders, capsys, tmp_path):
     broken.write_text("( Root (span 1 2)\n  ( Nucleus (leaf 1) (rel2par span) (text _!a_!) )\n")
     _error(capsys, ["score", "discotk", "-p", str(broken), "-r", one, *LIGHT],
            f"{broken}: .dis tree: line 1, column 1: the Root opened here is never closed")
-    _error(capsys, ["score", "sam", "-p", one, "-r", one], "read by discotk only")
+    _error(capsys, ["score", "sam", "-p", one, one, "-r", one], "sam: -p and -r take one file each")

@@ -128,7 +128,9 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
         cls.check_extra_names(config, extras, CLI_SYNTAX)
     except ValueError as err:
         raise CLIError(str(err)) from None
-    if trees.is_tree_input(args.predictions) or any(trees.is_tree_input(r) for r in refs):
+    if cls.name != "discotk" and not all(isinstance(v, str) for v in [args.predictions, *refs]):
+        raise CLIError(f"{cls.name}: -p and -r take one file each (several paths are tree files, read by discotk only)")
+    if cls.name == "discotk" and (trees.is_tree_input(args.predictions) or any(trees.is_tree_input(r) for r in refs)):
         if not trees.is_tree_input(args.predictions):
             raise CLIError("with tree files for -r, give tree files for -p too: a folder of .dis files or .dis paths")
         texts = trees.read_tree_inputs(cls.name, args.predictions, refs)
