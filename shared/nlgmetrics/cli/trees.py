@@ -82,15 +82,14 @@ def read_tree_inputs(metric: str, predictions: Arg, references: Sequence[Arg]) -
         ref = [by_name[n] for n in names]
     elif len(hyp) != len(ref):
         raise CLIError(f"-p names {len(hyp)} tree files but -r names {len(ref)}")
-    texts: Tuple[List[str], List[str]] = ([], [])
-    for side, paths in zip(texts, (hyp, ref)):
-        for path in paths:
-            text = _read(path, MAX_RST_CHARS)
-            try:
-                tree = from_rst(text)
-            except ValueError as err:
-                raise CLIError(f"{path}: {err}") from None
-            if tree is None:
-                raise CLIError(f"{path}: an empty file, not an RST tree")
-            side.append(text)
-    return texts
+    def checked(path: Path) -> str:
+        text = _read(path, MAX_RST_CHARS)
+        try:
+            tree = from_rst(text)
+        except ValueError as err:
+            raise CLIError(f"{path}: {err}") from None
+        if tree is None:
+            raise CLIError(f"{path}: an empty file, not an RST tree")
+        return text
+
+    return [checked(p) for p in hyp], [checked(p) for p in ref]
