@@ -8,10 +8,13 @@ per segment on two cores; the machine's load average is recorded with the times,
 processes slow every number down.
 
     python benchmarks/budget_caps.py            # writes benchmarks/results/budget_caps.json
+    python benchmarks/budget_caps.py --only rst # reruns the RST tree cases only (other rows kept)
 """
 from __future__ import annotations
 
+import json
 import os
+import random
 import sys
 import time
 import warnings
@@ -22,18 +25,35 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import table, write_results  # noqa: E402
 
 import nlgmetrics  # noqa: E402
-from nlgmetrics.discotk.config import MAX_EDUS, MAX_RST_TOKENS, MAX_TOKENS  # noqa: E402
+from nlgmetrics.discotk.config import MAX_EDUS, MAX_EDUS_OTHER, MAX_RST_TOKENS, MAX_RST_TOKENS_OTHER, MAX_TOKENS  # noqa: E402
+from nlgmetrics.discotk.discourse import DiscourseTree, to_dis  # noqa: E402
 from nlgmetrics.rome.config import MAX_WORDS as ROME_MAX_WORDS  # noqa: E402
 from nlgmetrics.sam.config import BUDGET as SAM_BUDGET  # noqa: E402
 from nlgmetrics.texteval.config import BUDGET as TEXTEVAL_BUDGET  # noqa: E402
 
 MB = 1_000_000
+RESULT = Path(__file__).resolve().parent / "results" / "budget_caps.json"
 Case = Tuple[str, str, Any, Callable[[], Tuple[List[str], List[str]]]]
 
 
 def _flat_rst(n: int, words: int = 1) -> str:
     edus = " ".join(f"_!{' '.join(['x'] * words)}!_" for _ in range(n))
     return f"(Joint{'[N]' * n} {edus})" if n > 1 else edus
+
+
+def _document(seed: int, edus: int, words: int, vocabulary: int = 300) -> str:
+    """A .dis document tree: ``edus`` EDUs of ``words`` words drawn from a Zipf-like vocabulary
+    (``vocabulary=1``: the word x only), joined two neighbours at a time by random relations."""
+    rng = random.Random(seed)
+    pool = [f"w{k}" for k in range(vocabulary)]
+    nodes = [DiscourseTree.edu(" ".join(pool[min(int(rng.paretovariate(1.0)) - 1, vocabulary - 1)]
+                                        for _ in range(words))) for _ in range(edus)]
+    relations = ("Elaboration", "Attribution", "Joint", "Contrast", "Background", "Cause", "Same-Unit")
+    while len(nodes) > 1:
+        k = rng.randrange(len(nodes) - 1)
+        pair = DiscourseTree(rng.choice(relations), nodes[k:k + 2], rng.choice([("N", "S"), ("S", "N"), ("N", "N")]))
+        nodes[k:k + 2] = [pair]
+    return to_dis(nodes[0])
 
 
 def cases() -> List[Case]:
@@ -46,8 +66,8 @@ def cases() -> List[Case]:
         ("discotk", "party", {}, lambda: ([hyphen], ["The cat sat on the mat."])),
         ("discotk", "party", {}, lambda: ([xs], [xs])),
         ("discotk", "light", {"variant": "light"}, lambda: ([xs], [xs])),
-        ("discotk", "party", {}, lambda: ([_flat_rst(MAX_EDUS)], [_flat_rst(MAX_EDUS)])),
-        ("discotk", "party", {}, lambda: ([_flat_rst(1, MAX_RST_TOKENS)], [_flat_rst(1, MAX_RST_TOKENS)])),
+        ("discotk", "party", {}, lambda: ([_flat_rst(MAX_EDUS_OTHER)], [_flat_rst(MAX_EDUS_OTHER)])),
+        ("discotk", "party", {}, lambda: ([_flat_rst(1, MAX_RST_TOKENS_OTHER)], [_flat_rst(1, MAX_RST_TOKENS_OTHER)])),
         ("discotk", "party", {}, lambda: (["-".join(["x"] * (MB // 2))], ["The cat sat on the mat."])),
         ("sam", "meteor", {}, lambda: ([good], [good])),
         ("sam", "meteor", {}, lambda: ([("good " * (MB // 5))], [("good " * (MB // 5))])),
@@ -55,6 +75,20 @@ def cases() -> List[Case]:
         ("rome", "lite", {"profile": "lite"}, lambda: ([("cat " * (MB // 4))], [("cat " * (MB // 4))])),
         ("texteval", "default", {}, lambda: ([te], [te])),
         ("texteval", "default", {}, lambda: ([("the " * (MB // 4))], [("the " * (MB // 4))])),
+        # RST documents at DiscoTK-light's caps (flat layer), and the chain layer at the other caps
+        ("discotk", "light", {"variant": "light"}, lambda: (
+            [_document(1, MAX_EDUS, MAX_RST_TOKENS // MAX_EDUS)], [_document(2, MAX_EDUS, MAX_RST_TOKENS // MAX_EDUS)])),
+        ("discotk", "light", {"variant": "light"}, lambda: (
+            [_document(1, MAX_EDUS, MAX_RST_TOKENS // MAX_EDUS, 1)], [_document(2, MAX_EDUS, MAX_RST_TOKENS // MAX_EDUS, 1)])),
+        ("discotk", "light", {"variant": "light"}, lambda: (
+            [_document(1, MAX_EDUS, MAX_RST_TOKENS // MAX_EDUS, 1)], [_document(1, MAX_EDUS, MAX_RST_TOKENS // MAX_EDUS, 1)])),
+        ("discotk", "light", {"variant": "light"}, lambda: ([_flat_rst(MAX_EDUS, MAX_RST_TOKENS // MAX_EDUS)],
+                                                            [_flat_rst(MAX_EDUS, MAX_RST_TOKENS // MAX_EDUS)])),
+        ("discotk", "light", {"variant": "light"}, lambda: ([_flat_rst(1, MAX_RST_TOKENS)], [_flat_rst(1, MAX_RST_TOKENS)])),
+        ("discotk", "light chain", {"variant": "light", "lexical_layer": "chain"}, lambda: (
+            [_document(1, MAX_EDUS_OTHER, 1, 1)], [_document(1, MAX_EDUS_OTHER, 1, 1)])),
+        ("discotk", "light chain", {"variant": "light", "lexical_layer": "chain"}, lambda: (
+            [_flat_rst(1, MAX_RST_TOKENS_OTHER)], [_flat_rst(1, MAX_RST_TOKENS_OTHER)])),
     ]
 
 
@@ -63,7 +97,16 @@ DESCRIBE = {0: "hyphenated x at the token cap vs a short sentence", 1: "x repeat
             4: "one RST EDU at the EDU-token cap, vs itself", 5: "1 MB hyphenated x (cut to the cap)",
             6: "'good' repeated to the token cap, vs itself", 7: "1 MB of 'good' vs itself (cut to the cap)",
             8: "'cat' repeated to max_words' upper bound, vs itself", 9: "1 MB of 'cat' vs itself (cut)",
-            10: "'the' repeated to the token cap, vs itself", 11: "1 MB of 'the' vs itself (cut)"}
+            10: "'the' repeated to the token cap, vs itself", 11: "1 MB of 'the' vs itself (cut)",
+            12: "RST document at the light caps (EDUs of 10 Zipf words) vs another",
+            13: "RST document at the light caps, every word x, vs another",
+            14: "RST document at the light caps, every word x, vs itself",
+            15: "flat RST tree at the light caps (10 x per EDU), vs itself",
+            16: "one RST EDU at the light EDU-token cap, vs itself",
+            17: "RST document at the EDU cap (party, chain), one x per EDU, vs itself",
+            18: "one RST EDU at the EDU-token cap (party, chain), vs itself"}
+#: the cases ``--only rst`` reruns
+RST_CASES = (3, 4, 12, 13, 14, 15, 16, 17, 18)
 
 
 def spaceless_and_reference_rows(scorers: dict) -> List[list]:
@@ -109,9 +152,12 @@ def main() -> None:
 
     warnings.simplefilter("ignore")
     torch.set_num_threads(1)  # CPU seconds = the time of one core, whatever the load
+    only_rst = sys.argv[1:] == ["--only", "rst"]
     rows = []
     scorers: dict = {}
     for k, (metric, label, options, make) in enumerate(cases()):
+        if only_rst and k not in RST_CASES:
+            continue
         key = (metric, tuple(sorted(options.items())))
         if key not in scorers:
             scorers[key] = nlgmetrics.load(metric, quiet=True, **options)
@@ -128,7 +174,13 @@ def main() -> None:
         rows.append([metric, label, DESCRIBE[k], len(preds[0]), round(seconds, 2), round(cpu, 2), truncated,
                      round(load, 1)])
         print(rows[-1], flush=True)
-    rows += spaceless_and_reference_rows(scorers)
+    if only_rst:  # keep the other cases' rows of the last full run, in case order
+        kept = json.loads(RESULT.read_text())["tables"][0]["rows"]
+        rerun = {DESCRIBE[k] for k in RST_CASES}
+        order = {d: k for k, d in DESCRIBE.items()}
+        rows = sorted([r for r in kept if r[2] not in rerun] + rows, key=lambda r: order.get(r[2], len(order)))
+    else:
+        rows += spaceless_and_reference_rows(scorers)
     write_results("budget_caps", [table(
         "Worst-case time of one segment at the work-budget caps", ["metric", "options", "segment", "characters",
                                                                   "seconds", "CPU seconds", "truncated", "load average (1 min)"],

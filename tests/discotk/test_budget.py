@@ -3,7 +3,7 @@
 import pytest
 
 from nlgmetrics.discotk import DiscoTK
-from nlgmetrics.discotk.config import MAX_EDUS, MAX_RST_TOKENS, MAX_TOKENS
+from nlgmetrics.discotk.config import MAX_EDUS, MAX_EDUS_OTHER, MAX_RST_TOKENS, MAX_RST_TOKENS_OTHER, MAX_TOKENS, rst_caps
 from nlgmetrics.discotk.discourse.rst import rst_size
 from tests.budget_check import within_budget
 
@@ -40,10 +40,10 @@ def test_rst_size_counts_edus_and_their_tokens():
 
 @pytest.mark.parametrize("tree, what", [
     ("(Joint" + "[N]" * 2000 + " " + " ".join("_!x!_" for _ in range(2000)) + ")",
-     f"2,000 EDUs and 2,000 tokens in them; DiscoTK scores at most {MAX_EDUS} EDUs and {MAX_RST_TOKENS} tokens"),
+     "2,000 EDUs and 2,000 tokens in them; DiscoTK-light \\(flat layer\\) scores at most 200 EDUs and 2,000 tokens"),
     ("_!" + " ".join(["word"] * 3000) + "!_",
-     f"1 EDUs and 3,000 tokens in them; DiscoTK scores at most {MAX_EDUS} EDUs and {MAX_RST_TOKENS} tokens"),
-    ("_!" + " ".join(["word"] * 50_000) + "!_", "250,003 characters; DiscoTK reads at most 20,000"),
+     "1 EDUs and 3,000 tokens in them; DiscoTK-light \\(flat layer\\) scores at most 200 EDUs and 2,000 tokens"),
+    ("_!" + " ".join(["word"] * 50_000) + "!_", "250,003 characters; DiscoTK reads at most 100,000"),
 ], ids=["flat-2000-edus", "one-3000-word-edu", "one-50000-word-edu"])
 def test_rst_trees_over_the_caps_are_refused_at_once(tree, what):
     scorer = DiscoTK(variant="light", quiet=True)
@@ -51,8 +51,19 @@ def test_rst_trees_over_the_caps_are_refused_at_once(tree, what):
         within_budget(lambda attempt: scorer.score([tree], [REF]), 1)
 
 
+def test_the_rst_caps_per_configuration():
+    # DiscoTK-light with the flat layer reads document trees (the fast kernel; issue 37's target);
+    # party (TER and METEOR over the whole text) and the chain layer keep the sentence-level caps
+    assert (MAX_EDUS, MAX_RST_TOKENS) == (200, 2_000) == rst_caps("light", "flat")
+    assert (MAX_EDUS_OTHER, MAX_RST_TOKENS_OTHER) == (150, 220) == rst_caps("party", "flat") == rst_caps("light", "chain")
+    tree = "(Joint" + "[N]" * 151 + " " + " ".join("_!x!_" for _ in range(151)) + ")"
+    with pytest.raises(ValueError, match="151 EDUs and 151 tokens in them; DiscoTK-party \\(flat layer\\) scores at most "
+                                         "150 EDUs and 220 tokens .*variant='light' with the flat layer reads up to 200 EDUs"):
+        DiscoTK(variant="party", members="asiya", quiet=True).score([tree], [tree])
+
+
 @pytest.mark.slow
 def test_an_rst_tree_at_the_caps_is_scored_within_the_budget(party):
-    tree = "(Joint" + "[N]" * MAX_EDUS + " " + " ".join("_!x!_" for _ in range(MAX_EDUS)) + ")"
+    tree = "(Joint" + "[N]" * MAX_EDUS_OTHER + " " + " ".join("_!x!_" for _ in range(MAX_EDUS_OTHER)) + ")"
     result, _ = within_budget(lambda attempt: party.clear_cache() or party.score([tree], [tree]), 1)
     assert "truncated" not in result.details[0]

@@ -124,3 +124,63 @@ def test_normalized_kernel_survives_an_underflowing_decay(lam):
     # ordinary decays keep the plain quotient, bit for bit
     assert normalized_kernel(a, b, 0.4) == (2 * 0.4 + 0.4 ** 2) / math.sqrt((3 * 0.4 + 2 * 0.16 + 0.4 ** 3) ** 2)
     assert normalized_kernel(a, b, 1e-150) == sst_kernel(a, b, 1e-150) / math.sqrt(sst_kernel(a, a, 1e-150) ** 2)
+
+
+# -- the fast kernel (production groups, numpy blocks) against the recursive definition ----------
+def recursive_kernel(a: Tree, b: Tree, lam: float) -> float:
+    """Collins & Duffy's kernel straight from its definition: Delta of every pair of internal
+    nodes, recursively, summed with math.fsum (the correctly rounded sum)."""
+    memo: dict = {}
+
+    def production(n: Tree) -> tuple:
+        return (n.label,) + tuple(c.label for c in n.children)
+
+    def delta(x: Tree, y: Tree) -> float:
+        key = (id(x), id(y))
+        if key not in memo:
+            value = 0.0
+            if production(x) == production(y):
+                value = lam
+                for cx, cy in zip(x.children, y.children):
+                    if cx.children and cy.children:
+                        d = delta(cx, cy)
+                        if d:
+                            value *= 1.0 + d
+            memo[key] = value
+        return memo[key]
+
+    inner_a = [n for n in a.preorder() if n.children]
+    inner_b = [n for n in b.preorder() if n.children]
+    return math.fsum(delta(x, y) for x in inner_a for y in inner_b)
+
+
+def _trees(labels: str, leaves: str, depth: int):
+    from hypothesis import strategies as st
+
+    leaf = st.sampled_from(leaves).map(Tree)
+    return st.recursive(leaf, lambda kids: st.builds(Tree, st.sampled_from(labels), st.lists(kids, min_size=1,
+                                                                                              max_size=3)),
+                        max_leaves=depth)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(_trees("ABW", "ab*", 30), _trees("ABW", "ab*", 30), st.sampled_from([0.4, 1.0, 0.1, 0.77, 1e-200]))
+def test_fast_kernel_equals_the_recursive_definition_exactly(a, b, lam):
+    # few labels, so productions repeat at many heights (chains, nodes whose child is a leaf in
+    # one tree and a subtree in the other): every path of the block dynamic program is taken
+    assert sst_kernel(a, b, lam) == recursive_kernel(a, b, lam)
+    assert sst_kernel(b, a, lam) == sst_kernel(a, b, lam)
+    k = recursive_kernel(a, b, lam)
+    if k > 0 and lam > 1e-100:
+        assert log_sst_kernel(a, b, lam) == pytest.approx(math.log(k), rel=1e-12, abs=1e-12)
+
+
+def test_repeated_words_are_counted_not_enumerated():
+    # 3000 equal pre-terminals on each side: 9 million pairs of Delta = lam, summed exactly
+    t = Tree("EDU", [Tree("x", [Tree("*")]) for _ in range(3000)])
+    u = Tree("S", [Tree("x", [Tree("*")]) for _ in range(3000)])
+    assert sst_kernel(t, u, 0.4) == math.fsum([0.4] * 9_000_000)

@@ -9,10 +9,11 @@ import itertools
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from tqdm.auto import tqdm
 
+from nlgmetrics.cli import trees
 from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, as_number, config_from_args, load_scorer, scorer_class, write_result
 from nlgmetrics.cli.mtme_out import add_mtme_out_arguments, check_mtme_out, write_mtme_out
 from nlgmetrics.core import files
@@ -54,11 +55,15 @@ class InputFiles:
     extras: Dict[str, str] = field(default_factory=dict)
     n: int = 0
     multi_reference: bool = False
+    #: the predictions' and references' texts when they are tree files (cli/trees.py), else None
+    texts: Optional[Tuple[List[str], List[str]]] = None
 
     def chunks(self, size: int) -> Iterator[distributed.Chunk]:
         """Consecutive chunks of ``size`` segments (0: one chunk), read lazily."""
         columns: List[Iterator[Any]] = [files.iter_lines(self.predictions)]
         columns += [files.iter_lines(p) for p in self.references]
+        if self.texts is not None:  # tree files: one segment each
+            columns = [iter(self.texts[0]), iter(self.texts[1])]
         if self.sources:
             columns.append(files.iter_lines(self.sources))
         columns += [files.iter_lines(p) for p in self.extras.values()]
@@ -117,7 +122,7 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
     hypothesis file; references and sources as the metric takes them; per-segment number
     files (``--base-scores``) as ``config`` takes them, holding finite numbers the metric
     accepts. Nothing has loaded yet."""
-    refs: List[str] = list(args.references or [])
+    refs: List[Any] = list(args.references or [])
     if refs and cls.references_mode == "none":
         raise CLIError(f"{cls.name} takes no references (-r)")
     if not refs and cls.references_mode == "required":
@@ -137,6 +142,14 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
         cls.check_extra_names(config, extras, CLI_SYNTAX)
     except ValueError as err:
         raise CLIError(str(err)) from None
+    if cls.name != "discotk" and not all(isinstance(v, str) for v in [args.predictions, *refs]):
+        raise CLIError(f"{cls.name}: -p and -r take one file each (several paths are tree files, read by discotk only)")
+    if cls.name == "discotk" and (trees.is_tree_input(args.predictions) or any(trees.is_tree_input(r) for r in refs)):
+        if not trees.is_tree_input(args.predictions):
+            raise CLIError("with tree files for -r, give tree files for -p too: a folder of .dis files or .dis paths")
+        texts = trees.read_tree_inputs(cls.name, args.predictions, refs)
+        described = [v if isinstance(v, str) else " ".join(v) for v in (args.predictions, refs[0])]
+        return InputFiles(described[0], described[1:], None, {}, len(texts[0]), cls.multi_reference, texts)
     n = _count(args.predictions)
     if n == 0:
         raise CLIError(f"{args.predictions} holds no lines; give at least one segment")
@@ -189,7 +202,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if bool(args.shard) != bool(args.records):
         raise CLIError("--shard and --records go together")
     if args.records:
-        _check_not_an_input(args.records, [args.predictions, *inputs.references,
+        _check_not_an_input(args.records, [inputs.predictions, *inputs.references,
                                            *([inputs.sources] if inputs.sources else []), *inputs.extras.values()])
     if args.distributed and args.shard:
         raise CLIError("--distributed and --shard are alternatives; use one")
@@ -242,11 +255,28 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+class _OneOrMore(argparse.Action):
+    """A path, or a list of paths when several are given (tree files, cli/trees.py)."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        setattr(namespace, self.dest, values[0] if len(values) == 1 else list(values))
+
+
+class _AppendOneOrMore(argparse.Action):
+    """As :class:`_OneOrMore`, once per use of the option."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        items = list(getattr(namespace, self.dest, None) or [])
+        setattr(namespace, self.dest, items + [values[0] if len(values) == 1 else list(values)])
+
+
 def add_score_arguments(p: argparse.ArgumentParser, cls: Optional[Any]) -> None:
-    p.add_argument("-p", "--predictions", required=True, metavar="FILE",
-                   help="one hypothesis per line (UTF-8; .gz ok)")
-    p.add_argument("-r", "--references", action="append", metavar="FILE",
-                   help="one reference per line (repeat for several)")
+    p.add_argument("-p", "--predictions", required=True, metavar="FILE", nargs="+", action=_OneOrMore,
+                   help="one hypothesis per line (UTF-8; .gz ok); discotk: or RST trees, one segment per "
+                        "file: a folder of .dis files or .dis paths")
+    p.add_argument("-r", "--references", action=_AppendOneOrMore, metavar="FILE", nargs="+",
+                   help="one reference per line (repeat for several); discotk: or RST trees as for -p "
+                        "(two folders are paired by file name)")
     p.add_argument("-s", "--sources", metavar="FILE", help="one source per line")
     for name, doc in (getattr(cls, "extra_inputs", None) or {}).items():  # the metric's per-segment inputs
         p.add_argument(f"--{name.replace('_', '-')}", dest=f"extra_{name}", metavar="FILE",

@@ -18,12 +18,19 @@ INPUT_FORMATS = ("auto", "text", "rst")
 NAMED_WEIGHTS = ("uniform", "tuned")
 MEMBER_SETS = ("asiya", "asiya+extra")
 #: the work budget per segment (measured by benchmarks/budget_caps.py: at most about 2 s per
-#: worst-case segment on two cores): tokens of a plain text (the kernels' leaves; also the
+#: worst-case segment on one core): tokens of a plain text (the kernels' leaves; also the
 #: highest max_words), characters of any text, EDUs and EDU tokens of an RST tree (refused over)
 MAX_TOKENS = 220
 MAX_CHARS = 20_000
-MAX_EDUS = 150
-MAX_RST_TOKENS = 220
+#: RST caps of DiscoTK-light with the flat lexical layer (the fast kernel: a document tree)
+MAX_EDUS = 200
+MAX_RST_TOKENS = 2_000
+#: characters of an RST tree's text (a .dis file of 2,000 EDU tokens holds about 35,000)
+MAX_RST_CHARS = 100_000
+#: RST caps of party (its TER and METEOR members compare the trees' whole texts) and of the
+#: chain lexical layer (its word chains' node pairs are not pre-terminals: quadratic work)
+MAX_EDUS_OTHER = 150
+MAX_RST_TOKENS_OTHER = 220
 
 
 def feature_names(variant: str, members: str = "asiya") -> Tuple[str, ...]:
@@ -34,6 +41,12 @@ def feature_names(variant: str, members: str = "asiya") -> Tuple[str, ...]:
         return REPRESENTATIONS
     return REPRESENTATIONS + PARTY_MEMBERS + (EXTRA_MEMBERS if members == "asiya+extra" else ())
 
+
+def rst_caps(variant: str, lexical_layer: str) -> Tuple[int, int]:
+    """(EDUs, EDU tokens) an RST tree may have under this configuration."""
+    if variant == "light" and lexical_layer == "flat":
+        return MAX_EDUS, MAX_RST_TOKENS
+    return MAX_EDUS_OTHER, MAX_RST_TOKENS_OTHER
 
 @dataclass(frozen=True)
 class DiscoTKConfig(MetricConfig):

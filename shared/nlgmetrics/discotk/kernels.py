@@ -7,10 +7,18 @@ Delta = lambda * prod_j (1 + Delta(child_j(n1), child_j(n2)))
 K counts the subset trees (fragments whose nodes keep all or none of their children) the two
 trees share, each weighted by lambda ** (number of its internal nodes).
 
-Trees are first *compiled* (nodes in postorder, an index from production to nodes); a compiled
-tree is reused for every pair it takes part in, and only node pairs with equal productions are
-ever visited. Productions are kept as tuples of labels inside each compiled tree: there is no
-process-wide table, so memory is held only as long as the compiled trees themselves.
+**Fast evaluation** (Moschitti 2006, "Making tree kernels practical for natural language
+learning"): each tree is *compiled* once (its internal nodes grouped by production, each group
+sorted by node height), and a kernel merges the two trees' production lists, so only node pairs
+with equal productions are ever visited. The dynamic program runs over those pairs a block at a
+time (numpy): for a production shared by both trees, the Delta values of its node pairs form
+one matrix, filled by level (a pair's children have lower heights on both sides, so pairs whose
+lower height is h only need pairs below h). Groups of pre-terminals (all children leaves, as
+the word nodes ``(w *)`` of the lexical representations) have Delta = lambda for every pair and
+are counted, not enumerated: the work is linear in the words, however often a word repeats.
+Each Delta is the same product, in the same order, as the recursive definition, and K is the
+correctly rounded sum of all Deltas (``math.fsum``; a count of equal Deltas is added as exact
+powers of two), so K does not depend on the order pairs are visited in.
 
 Normalisation (``K(a, b) / sqrt(K(a, a) K(b, b))``) switches to the log domain whenever a
 kernel or the product of the self-kernels overflows a float, or that product underflows
@@ -21,7 +29,9 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Callable, Dict, List, Optional, Tuple, Union
+
+import numpy as np
 
 from nlgmetrics.core.trees import Tree
 
@@ -31,27 +41,47 @@ _TINY = sys.float_info.min
 #: a node's label followed by its children's labels
 Production = Tuple[str, ...]
 
+
+@dataclass(frozen=True)
+class Group:
+    """The nodes of one production in one tree, sorted by height: ``heights``, and per node and
+    child position the child's production number (``-1`` for a leaf child) and its place in
+    that production's group (``kid_pid``, ``kid_slot``, shape nodes x arity). ``uniform[j]`` is
+    the production number every node's child ``j`` has, or ``-2`` when they differ; ``leafy``
+    when every child is a leaf (a pre-terminal group: Delta = lambda for each pair)."""
+
+    heights: np.ndarray
+    kid_pid: np.ndarray
+    kid_slot: np.ndarray
+    uniform: Tuple[int, ...]
+    leafy: bool
+
+
 @dataclass(frozen=True)
 class CompiledTree:
     """A tree ready for kernel evaluation: its internal nodes in postorder.
 
     ``children[i]`` holds, per child of node i, the child's index among the internal nodes
     or -1 for a leaf child; ``by_production`` maps a production (label and children's labels)
-    to the nodes that have it.
-    """
+    to the nodes that have it (sorted by height); ``pid`` numbers the productions in the order
+    of ``groups``."""
 
     productions: Tuple[Production, ...]
     children: Tuple[Tuple[int, ...], ...]
     by_production: Dict[Production, Tuple[int, ...]]
+    pid: Dict[Production, int]
+    groups: Tuple[Group, ...]
 
     def __len__(self) -> int:
         return len(self.productions)
 
 
 def compile_tree(tree: Tree) -> CompiledTree:
-    """Index the internal nodes of ``tree`` (postorder) by production."""
+    """Index the internal nodes of ``tree`` (postorder) by production, each production's
+    nodes sorted by height."""
     productions: List[Production] = []
     children: List[Tuple[int, ...]] = []
+    heights: List[int] = []
     index: Dict[int, int] = {}
     stack: List[Tuple[Tree, bool]] = [(tree, False)]
     while stack:  # iterative postorder, children left to right
@@ -62,70 +92,134 @@ def compile_tree(tree: Tree) -> CompiledTree:
             stack.append((node, True))
             stack.extend((c, False) for c in reversed(node.children))
             continue
-        children.append(tuple(index[id(c)] if c.children else -1 for c in node.children))
+        kids = tuple(index[id(c)] if c.children else -1 for c in node.children)
+        children.append(kids)
+        heights.append(1 + max((heights[k] for k in kids if k >= 0), default=0))
         index[id(node)] = len(productions)
         productions.append((node.label,) + tuple(c.label for c in node.children))
-    groups: Dict[Production, List[int]] = {}
+    members: Dict[Production, List[int]] = {}
     for i, p in enumerate(productions):
-        groups.setdefault(p, []).append(i)
-    return CompiledTree(tuple(productions), tuple(children), {p: tuple(v) for p, v in groups.items()})
+        members.setdefault(p, []).append(i)
+    by_production = {p: tuple(sorted(v, key=lambda i: heights[i])) for p, v in members.items()}
+    pid = {p: k for k, p in enumerate(by_production)}
+    slot = [0] * len(productions)
+    for nodes in by_production.values():
+        for s, i in enumerate(nodes):
+            slot[i] = s
+    groups = []
+    for p, nodes in by_production.items():
+        kid_pid = np.array([[pid[productions[k]] if k >= 0 else -1 for k in children[i]] for i in nodes],
+                           dtype=np.int64).reshape(len(nodes), len(p) - 1)
+        kid_slot = np.array([[slot[k] if k >= 0 else 0 for k in children[i]] for i in nodes],
+                            dtype=np.int64).reshape(len(nodes), len(p) - 1)
+        uniform = tuple(int(col[0]) if (col == col[0]).all() else -2 for col in kid_pid.T)
+        groups.append(Group(np.array([heights[i] for i in nodes], dtype=np.int64), kid_pid, kid_slot, uniform,
+                            bool((kid_pid < 0).all())))
+    return CompiledTree(tuple(productions), tuple(children), by_production, pid, tuple(groups))
 
 
 def _as_compiled(tree: "TreeLike") -> CompiledTree:
     return tree if isinstance(tree, CompiledTree) else compile_tree(tree)
 
 
-def sst_kernel(a: "TreeLike", b: "TreeLike", lam: float = DEFAULT_LAMBDA) -> float:
-    """K(a, b) for two trees (:class:`Tree` or :class:`CompiledTree`), decay ``lam`` in (0, 1]."""
+def _check_decay(lam: float) -> None:
     if not 0.0 < lam <= 1.0:
         raise ValueError(f"the decay lambda must be in (0, 1], got {lam}")
-    a, b = _as_compiled(a), _as_compiled(b)
-    if len(a) > len(b):  # iterate over the smaller tree's nodes
-        a, b = b, a
-    delta: Dict[Tuple[int, int], float] = {}
-    total = 0.0
-    b_index, b_children = b.by_production, b.children
-    # postorder: the children of node i are visited before i, so their deltas are known
-    for i, prod in enumerate(a.productions):
-        matches = b_index.get(prod)
-        if not matches:
+
+
+def _deltas(a: CompiledTree, b: CompiledTree, lam: float, log: bool
+            ) -> Tuple[List[Tuple[float, int]], List[np.ndarray]]:
+    """The Deltas of all node pairs with equal productions: ``(value, count)`` for the
+    pre-terminal groups, a matrix per other shared production (log Deltas when ``log``)."""
+    shared = [(a.pid[p], b.pid[p]) for p in a.by_production if p in b.pid]
+    to_b = np.full(len(a.groups) + 1, -3, dtype=np.int64)  # a's production number -> b's (-3: none)
+    for i, j in shared:
+        to_b[i] = j
+    start = math.log(lam) if log else lam
+    const: Dict[int, float] = {}  # a's production -> the Delta of each pair (pre-terminal groups)
+    counts: List[Tuple[float, int]] = []
+    matrices: Dict[int, np.ndarray] = {}
+    tasks: List[Tuple[int, int, int]] = []
+    for i, j in shared:
+        ga, gb = a.groups[i], b.groups[j]
+        if ga.leafy and gb.leafy:
+            const[i] = start
+            counts.append((start, len(ga.heights) * len(gb.heights)))
             continue
-        kids = a.children[i]
-        for j in matches:
-            value = lam
-            for x, y in zip(kids, b_children[j]):
-                if x >= 0 and y >= 0:
-                    d = delta.get((x, y))
-                    if d:
-                        value *= 1.0 + d
-            delta[(i, j)] = value
-            total += value
-    return total
+        matrices[i] = np.zeros((len(ga.heights), len(gb.heights)))
+        tasks.extend((int(h), i, j) for h in np.union1d(ga.heights, gb.heights))
+    tasks.sort()
+
+    def factor(q: int, sa: np.ndarray, sb: np.ndarray) -> Union[float, np.ndarray]:
+        d = const[q] if q in const else matrices[q][np.ix_(sa, sb)]
+        return np.logaddexp(0.0, d) if log else 1.0 + d
+
+    def block(i: int, j: int, ra: slice, cb: slice) -> None:
+        ga, gb = a.groups[i], b.groups[j]
+        value = np.full((ra.stop - ra.start, cb.stop - cb.start), start)
+        for k, (ua, ub) in enumerate(zip(ga.uniform, gb.uniform)):
+            if ua >= 0 and ub >= 0:  # every node has the same child production here, on both sides
+                if to_b[ua] == ub:
+                    f = factor(ua, ga.kid_slot[ra, k], gb.kid_slot[cb, k])
+                    value = value + f if log else value * f
+                continue
+            pa, pb = to_b[ga.kid_pid[ra, k]], gb.kid_pid[cb, k]
+            pa = np.where(ga.kid_pid[ra, k] >= 0, pa, -3)
+            for q_b in np.intersect1d(pa, pb[pb >= 0]):
+                rows, cols = np.nonzero(pa == q_b)[0], np.nonzero(pb == q_b)[0]
+                q = int(ga.kid_pid[ra, k][rows[0]])
+                f = factor(q, ga.kid_slot[ra, k][rows], gb.kid_slot[cb, k][cols])
+                sub = np.ix_(rows, cols)
+                value[sub] = value[sub] + f if log else value[sub] * f
+        matrices[i][ra, cb] = value
+
+    with np.errstate(over="ignore"):  # an overflowing Delta is inf, as in float arithmetic
+        for h, i, j in tasks:
+            _level(a, b, h, i, j, block)
+    return counts, list(matrices.values())
+
+
+def _level(a: CompiledTree, b: CompiledTree, h: int, i: int, j: int, block: Callable[..., None]) -> None:
+    """The pairs of production groups ``i`` (of a) and ``j`` (of b) whose lower height is h:
+    (h, >= h) and (> h, h)."""
+    ha, hb = a.groups[i].heights, b.groups[j].heights
+    a0, a1 = int(np.searchsorted(ha, h)), int(np.searchsorted(ha, h, "right"))
+    b0, b1 = int(np.searchsorted(hb, h)), int(np.searchsorted(hb, h, "right"))
+    if a0 < a1 and b0 < len(hb):
+        block(i, j, slice(a0, a1), slice(b0, len(hb)))
+    if a1 < len(ha) and b0 < b1:
+        block(i, j, slice(a1, len(ha)), slice(b0, b1))
+
+
+def _exact_multiple(value: float, count: int) -> List[float]:
+    """``value * count`` as floats whose exact sum it is: ``value * 2**k`` per bit of count."""
+    return [math.ldexp(value, k) for k in range(count.bit_length()) if count >> k & 1]
+
+
+def sst_kernel(a: "TreeLike", b: "TreeLike", lam: float = DEFAULT_LAMBDA) -> float:
+    """K(a, b) for two trees (:class:`Tree` or :class:`CompiledTree`), decay ``lam`` in (0, 1]:
+    the correctly rounded sum of the Deltas of all node pairs."""
+    _check_decay(lam)
+    counts, matrices = _deltas(_as_compiled(a), _as_compiled(b), lam, log=False)
+    terms: List[float] = [t for v, n in counts for t in _exact_multiple(v, n)]
+    for m in matrices:  # every entry is a node pair's Delta (each pair of the group is filled)
+        terms.extend(m.ravel().tolist())
+    return math.fsum(terms)
 
 
 def log_sst_kernel(a: "TreeLike", b: "TreeLike", lam: float = DEFAULT_LAMBDA) -> float:
     """log K(a, b) computed in the log domain (``-inf`` when K = 0): the same dynamic program
     as :func:`sst_kernel`, for trees whose kernel overflows a float (a flat node with
     thousands of children has K ~ lam * (1 + lam) ** n)."""
-    if not 0.0 < lam <= 1.0:
-        raise ValueError(f"the decay lambda must be in (0, 1], got {lam}")
-    a, b = _as_compiled(a), _as_compiled(b)
-    log_lam = math.log(lam)
-    log_delta: Dict[Tuple[int, int], float] = {}
-    terms: List[float] = []
-    for i, prod in enumerate(a.productions):
-        for j in b.by_production.get(prod, ()):
-            value = log_lam
-            for x, y in zip(a.children[i], b.children[j]):
-                d = log_delta.get((x, y)) if x >= 0 and y >= 0 else None
-                if d is not None:
-                    value += d + math.log1p(math.exp(-d)) if d > 0 else math.log1p(math.exp(d))
-            log_delta[(i, j)] = value
-            terms.append(value)
-    if not terms:
+    _check_decay(lam)
+    counts, matrices = _deltas(_as_compiled(a), _as_compiled(b), lam, log=True)
+    logs = [v + math.log(n) for v, n in counts]
+    arrays = [m.ravel() for m in matrices if m.size]
+    if not logs and not arrays:
         return float("-inf")
-    top = max(terms)
-    return top + math.log(sum(math.exp(t - top) for t in terms))
+    top = max(logs + [float(x.max()) for x in arrays])
+    total = math.fsum([math.exp(v - top) for v in logs] + [float(np.exp(x - top).sum()) for x in arrays])
+    return top + math.log(total)
 
 
 def normalized_kernel(a: "TreeLike", b: "TreeLike", lam: float = DEFAULT_LAMBDA, *, self_a: Optional[float] = None,

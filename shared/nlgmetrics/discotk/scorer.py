@@ -36,7 +36,7 @@ from .combine import (
     sigmoid,
     weights_key,
 )
-from .config import MAX_CHARS, MAX_EDUS, MAX_RST_TOKENS, DiscoTKConfig, feature_names
+from .config import MAX_CHARS, MAX_RST_CHARS, DiscoTKConfig, feature_names, rst_caps
 from .members import (
     DependencyItems,
     bleu_similarity,
@@ -164,13 +164,17 @@ class DiscoTK(Scorer):
         """True for a text read as an RST tree (``ValueError`` when it is over the caps)."""
         if not self._is_rst(text):
             return False
-        if len(text) > MAX_CHARS:
-            raise ValueError(f"an RST tree of {len(text):,} characters; DiscoTK reads at most {MAX_CHARS:,}")
+        if len(text) > MAX_RST_CHARS:
+            raise ValueError(f"an RST tree of {len(text):,} characters; DiscoTK reads at most {MAX_RST_CHARS:,}")
         edus, tokens = rst_size(text)
-        if edus > MAX_EDUS or tokens > MAX_RST_TOKENS:
-            raise ValueError(f"an RST tree of {edus:,} EDUs and {tokens:,} tokens in them; DiscoTK scores at most "
-                             f"{MAX_EDUS:,} EDUs and {MAX_RST_TOKENS:,} tokens per tree (a tree cannot be cut; "
-                             "split the document)")
+        max_edus, max_tokens = rst_caps(self.config.variant, self.config.lexical_layer)
+        if edus > max_edus or tokens > max_tokens:
+            raise ValueError(f"an RST tree of {edus:,} EDUs and {tokens:,} tokens in them; DiscoTK-{self.variant} "
+                             f"({self.config.lexical_layer} layer) scores at most {max_edus:,} EDUs and "
+                             f"{max_tokens:,} tokens per tree (a tree cannot be cut; split the document"
+                             + ("" if (max_edus, max_tokens) == rst_caps("light", "flat") else
+                                "; variant='light' with the flat layer reads up to "
+                                "{:,} EDUs and {:,} tokens".format(*rst_caps("light", "flat"))) + ")")
         return True
 
     def _truncated(self, text: str) -> str:

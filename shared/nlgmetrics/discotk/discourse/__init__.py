@@ -38,7 +38,8 @@ the node itself, and for an EDU the relation of its parent (Root for a one-EDU t
   the nodes (as in dr-lex1's ``(w *)``) so that these subtrees match only where words match:
   with the labels as nodes, two EDUs of equal length and no common word matched on all three.
 
-Files: :mod:`.tree` (the tree type), :mod:`.rst` (reading and writing bracketed and RST-DT ``.dis`` trees),
+Files: :mod:`.tree` (the tree type), :mod:`.rst` (reading and writing bracketed trees, auto-detection),
+:mod:`.dis` (RST-DT's ``.dis`` files as RST-DT, CODRA, Feng-Hirst and educe write them),
 :mod:`.relations` (relation names -> coarse classes),
 :mod:`.parser` (the heuristic parser), :mod:`.representations` (the five kernel
 representations), :mod:`.drawing` (text drawings).

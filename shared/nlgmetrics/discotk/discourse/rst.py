@@ -1,53 +1,100 @@
-"""Reading and writing RST trees as text.
+"""Reading and writing RST trees as text: the bracketed format, the shared tokenizer (with
+line and column of every token), auto-detection and the size check.
 
 - The **bracketed** format of Feng & Hirst's and similar parsers:
   ``(Elaboration[N][S] _!first unit!_ _!second unit!_)``; a label may have several words
   (``(Elaboration additional[N][S] ...)``).
-- RST-DT's **.dis** format (also written by CODRA and DPLP)::
+- RST-DT's **.dis** format, as RST-DT, CODRA, the Feng-Hirst parser and educe write it (read
+  and written by :mod:`.dis`)::
 
       ( Root (span 1 2)
-        ( Nucleus (leaf 1) (rel2par span) (text _!The company said!_) )
-        ( Satellite (leaf 2) (rel2par elaboration-additional) (text _!it would grow.!_) ) )
+        ( Nucleus (leaf 1) (rel2par span) (text _!The company said_!) )
+        ( Satellite (leaf 2) (rel2par elaboration-additional) (text _!it would grow.<P>_!) ) )
 
-  A node's relation is the ``rel2par`` of its satellite children (or, when all children
-  are nuclei, of its nuclei); ``<P>`` paragraph marks in EDU text are dropped.
-
-Relation names are mapped to the coarse classes of :mod:`.relations` on reading. Trees nested
-more than :data:`MAX_DEPTH` (400) relation nodes deep are refused with a ``ValueError``.
-:func:`from_rst` reads both formats; :func:`to_rst` and :func:`to_dis` write them, and reading
-what they write gives the same tree.
+EDU text is written ``_!text_!`` (RST-DT's form) or ``_!text!_``: it runs to the first ``_!``
+or ``!_`` followed by a bracket, another EDU or the end. Relation names are mapped to the
+coarse classes of :mod:`.relations` on reading. Every error is one ``ValueError`` naming the
+line and column where the problem is. Trees nested more than :data:`MAX_DEPTH` (400) relation
+nodes deep are refused. :func:`from_rst` reads both formats; :func:`to_rst` and
+:func:`~.dis.to_dis` write them, and reading what they write gives the same tree.
 """
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 from nlgmetrics.core.budget import TOKENS
 from nlgmetrics.discotk.discourse.relations import coarse_relation
 from nlgmetrics.discotk.discourse.tree import DiscourseTree
 
-_RST_TOKENS = re.compile(r"_!.*?!_|\(|\)|[^\s()]+", re.DOTALL)
+#: an EDU: ``_!`` up to the first ``!_`` or ``_!`` that a bracket, another EDU or the end
+#: follows (its text holds no ``_!``: an EDU left open is an error, not swallowing the next)
+_EDU = r"_!((?:(?!_!).)*?)(?:!_|_!)(?=\s*(?:[()]|_!|\Z))"
+_RST_TOKENS = re.compile(rf"{_EDU}|\(|\)|[^\s()]+", re.DOTALL)
+_EDU_RE = re.compile(_EDU, re.DOTALL)
 _MARKS = re.compile(r"((?:\[[NS]\])+)$")
-_DIS_KINDS = {"Root", "Nucleus", "Satellite"}
+DIS_KINDS = ("Root", "Nucleus", "Satellite")
+#: the opening of a .dis tree: ( Root (span 1 9) or ( Root (leaf 1)
+_DIS_START = re.compile(r"\s*\(\s*Root\s*\(\s*(?:span|leaf)\b")
+#: the opening of a bracketed tree: (Relation words[N][S]
+_BRACKETED_START = re.compile(r"\s*\(\s*[^\s()_!][^()]*?(?:\[[NS]\])+\s*(?:\(|_!)")
 #: deepest RST tree read (nested relation nodes): the reader and everything that walks a
 #: discourse tree recurse once per level, so a deeper tree would exhaust Python's stack
 MAX_DEPTH = 400
 
 
-def _nesting(tokens: List[str], dis: bool) -> int:
+class Token(NamedTuple):
+    """One token: ``text`` (an EDU keeps its delimiters), ``edu`` (the EDU's text or None)
+    and ``start`` (its offset in the source)."""
+
+    text: str
+    edu: Optional[str]
+    start: int
+
+
+class Source:
+    """Tokens of an RST text, and ``where(i)``: "line L, column C" of token ``i``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens = [Token(m.group(0), m.group(1), m.start()) for m in _RST_TOKENS.finditer(text)]
+
+    def where(self, i: int) -> str:
+        start = self.tokens[i].start if i < len(self.tokens) else len(self.text.rstrip())
+        line = self.text.count("\n", 0, start) + 1
+        return f"line {line}, column {start - (self.text.rfind(chr(10), 0, start) + 1) + 1}"
+
+    def error(self, i: int, what: str, fmt: str = "RST tree") -> ValueError:
+        return ValueError(f"{fmt}: {self.where(i)}: {what}")
+
+    def got(self, i: int) -> str:
+        if i >= len(self.tokens):
+            return "the end"
+        tok = self.tokens[i].text
+        return repr(tok if len(tok) <= 40 else tok[:37] + "...")
+
+
+def _nesting(src: Source, dis: bool) -> int:
     """How many relation nodes nest at most (for ``.dis``, only brackets opening a node count,
     and its EDUs are nodes too: one level below the deepest relation)."""
     depth = top = 0
     opened: List[bool] = []
+    tokens = src.tokens
     for i, tok in enumerate(tokens):
-        if tok == "(":
-            is_node = not dis or (i + 1 < len(tokens) and tokens[i + 1] in _DIS_KINDS)
+        if tok.text == "(":
+            is_node = not dis or (i + 1 < len(tokens) and tokens[i + 1].text in DIS_KINDS)
             opened.append(is_node)
             depth += is_node
             top = max(top, depth)
-        elif tok == ")" and opened:
+        elif tok.text == ")" and opened:
             depth -= opened.pop()
     return max(top - 1, 0) if dis else top
+
+
+def _check_edu_text(text: str) -> str:
+    if "_!" in text or "!_" in text:
+        raise ValueError(f"an EDU text with _! or !_ in it cannot be written unambiguously: {text[:60]!r}")
+    return text
 
 
 def to_rst(tree: Optional[DiscourseTree]) -> str:
@@ -55,43 +102,48 @@ def to_rst(tree: Optional[DiscourseTree]) -> str:
     if tree is None:
         return ""
     if tree.is_edu():
-        return f"_!{tree.text}!_"
+        text = _check_edu_text(tree.text)
+        return f"_!{text}_!" if text.endswith("_") else f"_!{text}!_"  # text_ + !_ would read as _!
     label = tree.relation + "".join(f"[{n}]" for n in tree.nuclearity)
     return "(" + " ".join([label] + [to_rst(c) for c in tree.children]) + ")"
 
 
 def from_rst(text: str) -> Optional[DiscourseTree]:
     """Read a bracketed or ``.dis`` RST tree (see the module doc); ``None`` for blank input.
-    Raises ``ValueError`` naming the problem on malformed input, and on a tree nested more
-    than :data:`MAX_DEPTH` relation nodes deep."""
-    tokens = _RST_TOKENS.findall(text)
+    Raises one ``ValueError`` naming the line and column of the problem on malformed or
+    partial input, and on a tree nested more than :data:`MAX_DEPTH` relation nodes deep."""
+    src = Source(text)
+    tokens = src.tokens
     if not tokens:
         return None
-    dis = len(tokens) > 1 and tokens[0] == "(" and tokens[1] in _DIS_KINDS
-    depth = _nesting(tokens, dis)
+    dis = len(tokens) > 1 and tokens[0].text == "(" and tokens[1].text in DIS_KINDS
+    depth = _nesting(src, dis)
     if depth > MAX_DEPTH:
         raise ValueError(f"RST tree nested {depth} relation nodes deep; at most {MAX_DEPTH} are supported")
     if dis:
-        return _from_dis(tokens)
+        from nlgmetrics.discotk.discourse.dis import read_dis
+
+        return read_dis(src)
     pos = 0
 
     def parse() -> DiscourseTree:
         nonlocal pos
         if pos >= len(tokens):
-            raise ValueError("bracketed RST tree ends early: missing ')'")
+            raise src.error(pos, "the tree ends early: missing ')'")
         tok = tokens[pos]
         pos += 1
-        if tok.startswith("_!"):
-            if len(tok) < 4 or not tok.endswith("!_"):
-                raise ValueError(f"unclosed EDU {tok!r} at token {pos - 1}: EDUs are written _!text!_")
-            return DiscourseTree.edu(tok[2:-2])
-        if tok != "(":
-            raise ValueError(f"expected '(' or an EDU _!...!_ at token {pos - 1}, got {tok!r}")
-        if pos >= len(tokens):
-            raise ValueError("bracketed RST tree ends after '('")
+        if tok.edu is not None:
+            return DiscourseTree.edu(tok.edu)
+        if tok.text.startswith("_!"):
+            if len(tok.text) > 3 and tok.text.endswith(("!_", "_!")):  # closed, but text follows it
+                raise src.error(pos, f"expected '(', ')' or an EDU after an EDU, got {src.got(pos)}")
+            raise src.error(pos - 1, f"an EDU that is not closed, {src.got(pos - 1)}: EDUs are written _!text!_")
+        if tok.text != "(":
+            raise src.error(pos - 1, f"expected '(' or an EDU _!...!_, got {src.got(pos - 1)}")
         start, words = pos, []
-        while pos < len(tokens) and tokens[pos] not in "()" and not tokens[pos].startswith("_!"):
-            words.append(tokens[pos])
+        while pos < len(tokens) and tokens[pos].text not in "()" and tokens[pos].edu is None \
+                and not tokens[pos].text.startswith("_!"):
+            words.append(tokens[pos].text)
             pos += 1
             if _MARKS.search(words[-1]):
                 break
@@ -99,133 +151,57 @@ def from_rst(text: str) -> Optional[DiscourseTree]:
         label = " ".join(words)
         name = label[:len(label) - len(marks.group(1))] if marks else ""
         if marks is None or not name.strip():
-            got = label or (tokens[start] if start < len(tokens) else "the end")
-            raise ValueError(f"expected a label like Elaboration[N][S] at token {start}, got {got!r}")
+            got = repr(label) if label else src.got(start)
+            raise src.error(start, f"expected a label like Elaboration[N][S], got {got}")
         nuclearity = tuple(marks.group(1)[1::3])
         children = []
-        while pos < len(tokens) and tokens[pos] != ")":
+        while pos < len(tokens) and tokens[pos].text != ")":
             children.append(parse())
         if pos >= len(tokens):
-            raise ValueError("unbalanced brackets in RST tree: missing ')'")
+            raise src.error(start - 1, "this '(' is never closed: missing ')'")
         pos += 1
         if len(children) != len(nuclearity):
-            raise ValueError(f"{label} has {len(nuclearity)} nuclearity marks but {len(children)} children")
-        return DiscourseTree(coarse_relation(name), children, nuclearity)
+            raise src.error(start, f"{label} has {len(nuclearity)} nuclearity marks but {len(children)} children")
+        try:
+            return DiscourseTree(coarse_relation(name), children, nuclearity)
+        except ValueError as err:
+            raise src.error(start, str(err)) from None
 
     tree = parse()
     if pos != len(tokens):
-        raise ValueError(f"trailing text after the RST tree at token {pos}")
+        raise src.error(pos, f"text after the end of the tree: {src.got(pos)}")
     return tree
 
 
 def looks_like_rst(text: str) -> bool:
-    """True for text in the bracketed RST format (starts with '(' or '_!' and has an EDU)."""
-    stripped = text.lstrip()
-    return stripped.startswith(("(", "_!")) and "_!" in stripped and "!_" in stripped
-
-
-_EDU = re.compile(r"_!(.*?)!_", re.DOTALL)
+    """Whether ``input_format="auto"`` reads ``text`` as an RST tree: a ``.dis`` tree
+    (``( Root (span ...``) or a bracketed one (``(Relation[N][S] ...``) by its opening (it
+    must then parse: a partial tree is an error, not a text), or a text that opens with an
+    EDU ``_!...`` and parses as one."""
+    if _DIS_START.match(text) or _BRACKETED_START.match(text):
+        return True
+    if not text.lstrip().startswith("_!"):
+        return False
+    try:
+        from_rst(text)
+    except ValueError:
+        return False
+    return True
 
 
 def rst_size(text: str) -> Tuple[int, int]:
     """``(EDUs, tokens)`` of an RST tree's text without reading the tree (linear time): its
-    ``_!...!_`` units and the word runs and punctuation marks inside them, the units the
-    kernels' leaves are built from."""
+    EDUs (``_!...!_`` or ``_!..._!``) and the word runs and punctuation marks inside them,
+    the units the kernels' leaves are built from."""
     edus = tokens = 0
-    for match in _EDU.finditer(text):
+    for match in _EDU_RE.finditer(text):
         edus += 1
         tokens += sum(1 for _ in TOKENS.finditer(match.group(1)))
     return edus, tokens
 
 
-# -- the .dis format ------------------------------------------------------------------------
-def _from_dis(tokens: List[str]) -> DiscourseTree:
-    pos = 0
-
-    def expect(tok: str) -> None:
-        nonlocal pos
-        if pos >= len(tokens) or tokens[pos] != tok:
-            got = tokens[pos] if pos < len(tokens) else "the end"
-            raise ValueError(f".dis tree: expected {tok!r} at token {pos}, got {got!r}")
-        pos += 1
-
-    def node() -> Tuple[str, str, DiscourseTree]:
-        """(kind, rel2par, subtree) of the node that opens at ``pos``."""
-        nonlocal pos
-        expect("(")
-        kind = tokens[pos] if pos < len(tokens) else ""
-        if kind not in _DIS_KINDS:
-            raise ValueError(f".dis tree: expected Root, Nucleus or Satellite at token {pos}, got {kind!r}")
-        pos += 1
-        rel2par, text, is_leaf, children = "", None, False, []
-        while pos < len(tokens) and tokens[pos] != ")":
-            if tokens[pos] == "(" and pos + 1 < len(tokens) and tokens[pos + 1] in _DIS_KINDS:
-                children.append(node())
-                continue
-            expect("(")
-            field = tokens[pos] if pos < len(tokens) else ""
-            pos += 1
-            values = []
-            while pos < len(tokens) and tokens[pos] not in "()":
-                values.append(tokens[pos])
-                pos += 1
-            expect(")")
-            if field == "leaf":
-                is_leaf = True
-            elif field == "rel2par":
-                rel2par = " ".join(values)
-            elif field == "text":
-                if len(values) != 1 or not values[0].startswith("_!") or not values[0].endswith("!_"):
-                    raise ValueError(f".dis tree: EDU text must be written _!text!_ (token {pos})")
-                text = values[0][2:-2].replace("<P>", " ")
-            elif field != "span":
-                raise ValueError(f".dis tree: unknown field {field!r} at token {pos}")
-        expect(")")
-        if is_leaf:
-            if children or text is None:
-                raise ValueError(".dis tree: a leaf has a (text _!...!_) and no children")
-            return kind, rel2par, DiscourseTree.edu(text)
-        if len(children) < 2:
-            raise ValueError(f".dis tree: a span node needs at least two children, got {len(children)}")
-        nuclearity = tuple("N" if k == "Nucleus" else "S" for k, _, _ in children)
-        labels = [r for k, r, _ in children if k == "Satellite"] or [r for _, r, _ in children]
-        relations = [r for r in labels if r and r.lower() != "span"]
-        if not relations:
-            raise ValueError(".dis tree: no rel2par names the relation of a span's children")
-        return kind, rel2par, DiscourseTree(coarse_relation(relations[0]), [t for _, _, t in children], nuclearity)
-
-    kind, _, tree = node()
-    if pos != len(tokens):
-        raise ValueError(f"trailing text after the .dis tree at token {pos}")
-    return tree
-
-
 def to_dis(tree: Optional[DiscourseTree]) -> str:
-    """The RST-DT ``.dis`` form (one node per line); ``""`` for no tree."""
-    if tree is None:
-        return ""
-    lines: List[str] = []
-    counter = [0]
+    """The RST-DT ``.dis`` form (see :func:`.dis.to_dis`)."""
+    from nlgmetrics.discotk.discourse.dis import to_dis as write
 
-    def span(t: DiscourseTree) -> str:
-        first = counter[0] + 1
-        n = len(t.edus())
-        return f"(leaf {first})" if t.is_edu() else f"(span {first} {first + n - 1})"
-
-    def rec(t: DiscourseTree, kind: str, rel2par: str, depth: int) -> None:
-        pad = "  " * depth
-        rel = f" (rel2par {rel2par})" if rel2par else ""
-        if t.is_edu():
-            counter[0] += 1
-            lines.append(f"{pad}( {kind} (leaf {counter[0]}){rel} (text _!{t.text}!_) )")
-            return
-        lines.append(f"{pad}( {kind} {span(t)}{rel}")
-        multi = "S" not in t.nuclearity
-        relation = "-".join(t.relation.split())
-        for child, nuc in zip(t.children, t.nuclearity):
-            child_rel = relation if (nuc == "S" or multi) else "span"
-            rec(child, "Nucleus" if nuc == "N" else "Satellite", child_rel, depth + 1)
-        lines.append(f"{pad})")
-
-    rec(tree, "Root", "", 0)
-    return "\n".join(lines)
+    return write(tree)
