@@ -186,9 +186,7 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
     >>> out["pairwise"]["pairwise_accuracy"]["value"], out["item"]["tie_calibrated_accuracy"]["value"]
     (1.0, 1.0)
     """
-    from .core.call import resolve
     from .core.meta_eval import meta_evaluate
-    from .core.meta_system import score_systems
 
     if mtme is not None:
         from .core import mtme as mtme_files
@@ -204,15 +202,7 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
     systems = list(systems) if systems is not None else [None] * len(human)
 
     def run(name: str, opts: Dict[str, Any]) -> Any:
-        cls = scorer_class(name)
-        call = resolve(cls, opts)
-        extras = {k: list(v) for k, v in call.extras.items()}
-        for k, values in extras.items():
-            if len(values) != len(human):
-                raise ValueError(f"{k} has {len(values)} items but human has {len(human)}; give one per prediction")
-        return score_systems(load(name, call.config, quiet=quiet), systems, list(predictions),
-                             None if cls.references_mode == "none" else references,
-                             None if cls.sources_mode == "none" else sources, extras)
+        return _score_systems(name, opts, predictions, references, sources, systems, len(human), quiet)
 
     scores, by_system = run(metric, options)
     out = meta_evaluate(scores, human, systems, items, bootstrap=bootstrap, seed=seed, permutations=permutations,
@@ -227,6 +217,24 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
             scores, other, human, systems, items or [None] * len(human), by_system, other_systems,
             bootstrap=bootstrap, seed=seed, permutations=permutations)}
     return result
+
+
+def _score_systems(name: str, options: Dict[str, Any], predictions: Any, references: Any, sources: Any,
+                   systems: List[Any], n: int, quiet: Optional[bool]) -> Any:
+    """meta_eval's scoring: the call resolved by the core's front door, each system's rows one
+    corpus (:func:`nlgmetrics.core.meta_system.score_systems`)."""
+    from .core.call import resolve
+    from .core.meta_system import score_systems
+
+    cls = scorer_class(name)
+    call = resolve(cls, options)
+    extras = {k: list(v) for k, v in call.extras.items()}
+    for k, values in extras.items():
+        if len(values) != n:
+            raise ValueError(f"{k} has {len(values)} items but human has {n}; give one per prediction")
+    return score_systems(load(name, call.config, quiet=quiet), systems, list(predictions),
+                         None if cls.references_mode == "none" else references,
+                         None if cls.sources_mode == "none" else sources, extras)
 
 
 __all__ = ["__version__", "list_metrics", "load", "score", "metric_path", "compute_metrics_fn",

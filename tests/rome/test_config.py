@@ -135,7 +135,8 @@ def test_a_network_file_without_its_layers_is_one_error_before_any_model_loads(t
     path.write_text(json.dumps(payload))
     with pytest.raises(ValueError) as info:
         RoMe(profile="lite", scorer_weights=str(path), quiet=True)
-    assert "net.json: not a RoMe network" in str(info.value) and "\n" not in str(info.value)
+    message = str(info.value)
+    assert "net.json" in message and "layers" in message and "\n" not in message
 
 
 def test_a_network_file_with_nan_weights_is_refused(tmp_path):

@@ -163,7 +163,7 @@ def _add_tool_commands(sub: Any) -> None:
     p = sub.add_parser("install-evaluate",
                        help="make evaluate.load('<name>') and evaluate.load('nlgmetrics/<name>') work offline")
     p.add_argument("names", nargs="*", help="metrics (default: all installed)")
-    p.set_defaults(func=lambda a: _delegate("nlgmetrics.integrations.evaluate", a.names))
+    p.set_defaults(func=lambda a: _delegate("nlgmetrics.integrations.evaluate_install", a.names))
 
     p = sub.add_parser("cards", help="regenerate (or --check) the options table of each metric card")
     p.add_argument("names", nargs="*", help="metrics (default: all)")

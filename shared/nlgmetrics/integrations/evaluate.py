@@ -1,8 +1,8 @@
 """What the thin ``evaluate.Metric`` wrappers in ``metrics/<name>/<name>.py`` share: the base
 class :class:`Metric` (named configurations checked, inputs checked before evaluate turns them
 into Arrow columns, per-call inputs passed to the core scorer), the argument documentation
-generated from the metric's configuration, and ``install_modules`` so that
-``evaluate.load("<name>")`` / ``evaluate.load("nlgmetrics/<name>")`` work offline.
+generated from the metric's configuration and ``_compute``'s signature (every option by name).
+``evaluate.load("<name>")`` offline: :mod:`nlgmetrics.integrations.evaluate_install`.
 
 The wrappers import this *module* (``from nlgmetrics.integrations import evaluate as support``),
 never the class itself: evaluate takes the first ``evaluate.Metric`` subclass it finds in a
@@ -10,13 +10,9 @@ script's namespace as the metric, which must be the wrapper's own class.
 """
 from __future__ import annotations
 
-import hashlib
 import inspect
-import os
-import shutil
 import warnings
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, ClassVar
 
 import datasets
@@ -328,77 +324,3 @@ def _with_signature(function: Any, signature: inspect.Signature) -> Any:
     wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = function.__name__, function.__qualname__, function.__doc__
     wrapper.__signature__ = signature  # type: ignore[attr-defined]
     return wrapper
-
-# -- load by name, offline ------------------------------------------------------------------
-def module_names(name: str) -> list[str]:
-    """The names under which ``evaluate.load`` finds metric ``name``: the bare name (which
-    evaluate looks up as ``evaluate-metric/<name>``) and the Hub name ``nlgmetrics/<name>``."""
-    return [f"evaluate-metric--{name}", f"{HUB_OWNER}--{name}"]
-
-
-def modules_cache() -> Path:
-    """evaluate's dynamic-modules folder (``$HF_MODULES_CACHE/evaluate_modules``)."""
-    from evaluate.loading import init_dynamic_modules
-
-    return Path(init_dynamic_modules())
-
-
-def module_script(name: str) -> Path:
-    """The wrapper script of metric ``name`` shipped in the package (found without importing
-    the scorer, so installing needs none of the metric's dependencies)."""
-    from nlgmetrics import evaluate_modules  # type: ignore[attr-defined]  # mapped onto metrics/
-
-    if name not in nlgmetrics.REGISTRY:
-        raise ValueError(f"unknown metric {name!r}; available: {', '.join(nlgmetrics.REGISTRY)}")
-    script = Path(evaluate_modules.__file__).resolve().parent / name / f"{name}.py"
-    if not script.is_file():
-        raise FileNotFoundError(f"evaluate module for {name!r} not found at {script}")
-    return script
-
-
-def install_modules(names: Sequence[str] | None = None, cache: os.PathLike | None = None) -> list[Path]:
-    """Put each metric's evaluate script where ``evaluate.load`` looks for modules it has
-    loaded before, so ``evaluate.load("datscore")`` and ``evaluate.load("nlgmetrics/datscore")``
-    work offline. Idempotent; run again after upgrading nlgmetrics (the newest copy wins).
-    Returns the installed script paths."""
-    root = Path(cache) if cache is not None else modules_cache()
-    installed = []
-    for name in names or list(nlgmetrics.REGISTRY):
-        script = module_script(name)
-        digest = hashlib.sha256(script.read_bytes()).hexdigest()  # 64 hex digits, as evaluate's
-        for module in module_names(name):
-            folder = root / "metrics" / module
-            target = folder / digest / f"{name}.py"
-            for path in (root / "metrics", folder, folder / digest):
-                path.mkdir(parents=True, exist_ok=True)
-                (path / "__init__.py").touch(exist_ok=True)
-            shutil.copyfile(script, target)
-            readme = script.parent / "README.md"
-            if readme.is_file():
-                shutil.copyfile(readme, target.parent / "README.md")
-            os.utime(target)  # evaluate picks the most recently modified copy
-            installed.append(target)
-    return installed
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m nlgmetrics.integrations.evaluate [names...]``: install the modules (the work of
-    ``nlgmetrics install-evaluate``)."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="nlgmetrics install-evaluate", description=main.__doc__)
-    parser.add_argument("names", nargs="*", help="metrics (default: all installed)")
-    args = parser.parse_args(argv)
-    try:
-        paths = install_modules(args.names or None)
-    except (ValueError, OSError) as err:
-        parser.error(str(err))
-    for path in paths:
-        print(path)
-    print("evaluate.load(name) and evaluate.load('nlgmetrics/<name>') now work offline "
-          "(set HF_EVALUATE_OFFLINE=1 to skip the Hub lookup)")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

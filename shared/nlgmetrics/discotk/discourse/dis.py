@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import List, NamedTuple, Optional, Tuple
 
 from nlgmetrics.discotk.discourse.relations import coarse_relation
-from nlgmetrics.discotk.discourse.rst import DIS_KINDS, Source, _check_edu_text
+from nlgmetrics.discotk.discourse.source import DIS_KINDS, Source, check_edu_text
 from nlgmetrics.discotk.discourse.tree import DiscourseTree
 
 _FMT = ".dis tree"
@@ -42,6 +42,7 @@ def _number(src: Source, i: int, values: List[Tuple[str, int]], field: str, coun
 
 def read_dis(src: Source) -> DiscourseTree:
     """The tree of a ``.dis`` text already tokenized (see the module doc)."""
+    # long: a recursive-descent reader; its nested steps (expect, node, parse) share the token position
     tokens = src.tokens
     pos = 0
     next_leaf: Optional[int] = None
@@ -164,7 +165,7 @@ def to_dis(tree: Optional[DiscourseTree]) -> str:
         rel = f" (rel2par {rel2par})" if rel2par else ""
         if t.is_edu():
             counter[0] += 1
-            lines.append(f"{pad}( {kind} (leaf {counter[0]}){rel} (text _!{_check_edu_text(t.text)}_!) )")
+            lines.append(f"{pad}( {kind} (leaf {counter[0]}){rel} (text _!{check_edu_text(t.text)}_!) )")
             return
         first = counter[0] + 1
         lines.append(f"{pad}( {kind} (span {first} {first + len(t.edus()) - 1}){rel}")

@@ -21,19 +21,14 @@ nodes deep are refused. :func:`from_rst` reads both formats; :func:`to_rst` and
 from __future__ import annotations
 
 import re
-from typing import List, NamedTuple, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from nlgmetrics.core.budget import TOKENS
 from nlgmetrics.discotk.discourse.relations import coarse_relation
+from nlgmetrics.discotk.discourse.source import DIS_KINDS, EDU_RE, Source, check_edu_text
 from nlgmetrics.discotk.discourse.tree import DiscourseTree
 
-#: an EDU: ``_!`` up to the first ``!_`` or ``_!`` that a bracket, another EDU or the end
-#: follows (its text holds no ``_!``: an EDU left open is an error, not swallowing the next)
-_EDU = r"_!((?:(?!_!).)*?)(?:!_|_!)(?=\s*(?:[()]|_!|\Z))"
-_RST_TOKENS = re.compile(rf"{_EDU}|\(|\)|[^\s()]+", re.DOTALL)
-_EDU_RE = re.compile(_EDU, re.DOTALL)
 _MARKS = re.compile(r"((?:\[[NS]\])+)$")
-DIS_KINDS = ("Root", "Nucleus", "Satellite")
 #: the opening of a .dis tree: ( Root (span 1 9) or ( Root (leaf 1)
 _DIS_START = re.compile(r"\s*\(\s*Root\s*\(\s*(?:span|leaf)\b")
 #: the opening of a bracketed tree: (Relation words[N][S]
@@ -41,37 +36,6 @@ _BRACKETED_START = re.compile(r"\s*\(\s*[^\s()_!][^()]*?(?:\[[NS]\])+\s*(?:\(|_!
 #: deepest RST tree read (nested relation nodes): the reader and everything that walks a
 #: discourse tree recurse once per level, so a deeper tree would exhaust Python's stack
 MAX_DEPTH = 400
-
-
-class Token(NamedTuple):
-    """One token: ``text`` (an EDU keeps its delimiters), ``edu`` (the EDU's text or None)
-    and ``start`` (its offset in the source)."""
-
-    text: str
-    edu: Optional[str]
-    start: int
-
-
-class Source:
-    """Tokens of an RST text, and ``where(i)``: "line L, column C" of token ``i``."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.tokens = [Token(m.group(0), m.group(1), m.start()) for m in _RST_TOKENS.finditer(text)]
-
-    def where(self, i: int) -> str:
-        start = self.tokens[i].start if i < len(self.tokens) else len(self.text.rstrip())
-        line = self.text.count("\n", 0, start) + 1
-        return f"line {line}, column {start - (self.text.rfind(chr(10), 0, start) + 1) + 1}"
-
-    def error(self, i: int, what: str, fmt: str = "RST tree") -> ValueError:
-        return ValueError(f"{fmt}: {self.where(i)}: {what}")
-
-    def got(self, i: int) -> str:
-        if i >= len(self.tokens):
-            return "the end"
-        tok = self.tokens[i].text
-        return repr(tok if len(tok) <= 40 else tok[:37] + "...")
 
 
 def _nesting(src: Source, dis: bool) -> int:
@@ -91,18 +55,12 @@ def _nesting(src: Source, dis: bool) -> int:
     return max(top - 1, 0) if dis else top
 
 
-def _check_edu_text(text: str) -> str:
-    if "_!" in text or "!_" in text:
-        raise ValueError(f"an EDU text with _! or !_ in it cannot be written unambiguously: {text[:60]!r}")
-    return text
-
-
 def to_rst(tree: Optional[DiscourseTree]) -> str:
     """The bracketed RST form; ``""`` for no tree (an empty text)."""
     if tree is None:
         return ""
     if tree.is_edu():
-        text = _check_edu_text(tree.text)
+        text = check_edu_text(tree.text)
         return f"_!{text}_!" if text.endswith("_") else f"_!{text}!_"  # text_ + !_ would read as _!
     label = tree.relation + "".join(f"[{n}]" for n in tree.nuclearity)
     return "(" + " ".join([label] + [to_rst(c) for c in tree.children]) + ")"
@@ -112,6 +70,7 @@ def from_rst(text: str) -> Optional[DiscourseTree]:
     """Read a bracketed or ``.dis`` RST tree (see the module doc); ``None`` for blank input.
     Raises one ``ValueError`` naming the line and column of the problem on malformed or
     partial input, and on a tree nested more than :data:`MAX_DEPTH` relation nodes deep."""
+    # long: the bracketed format's recursive-descent reader; its nested steps share the token position
     src = Source(text)
     tokens = src.tokens
     if not tokens:
@@ -194,7 +153,7 @@ def rst_size(text: str) -> Tuple[int, int]:
     EDUs (``_!...!_`` or ``_!..._!``) and the word runs and punctuation marks inside them,
     the units the kernels' leaves are built from."""
     edus = tokens = 0
-    for match in _EDU_RE.finditer(text):
+    for match in EDU_RE.finditer(text):
         edus += 1
         tokens += sum(1 for _ in TOKENS.finditer(match.group(1)))
     return edus, tokens
