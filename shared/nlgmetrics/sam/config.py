@@ -45,6 +45,9 @@ class SAMConfig(MetricConfig):
                           choices=tuple(PROFILES), signature="always")
     model: Optional[str] = option(None, "BERTScore encoder override (hub id, local directory or `minilm`)")
     layer: Optional[int] = option(None, "BERTScore hidden layer override", low=0)
+    eps_smoothing: bool = option(False, "chrF base: sacrebleu's `eps_smoothing` (CHRF(eps_smoothing=True): "
+                                 "the chrF++.py/Moses smoothing of zero n-gram matches; off: sacrebleu's default)",
+                                 short="eps")
     lexicon: Union[str, Mapping[str, float]] = option(
         DEFAULT_LEXICON, "prior-polarity lexicon: " + ", ".join(f"`{n}`" for n in LEXICONS)
         + ", a SentiWords 1.1 file path, or a `{lemma#pos: score}` mapping (signature: its name and digest)",
@@ -74,6 +77,8 @@ class SAMConfig(MetricConfig):
     def check(self) -> None:
         if self.base != "bertscore" and (self.model is not None or self.layer is not None):
             raise ValueError(f"model/layer only apply to base='bertscore', not {self.base!r}")
+        if self.eps_smoothing and self.base != "chrf":
+            raise ValueError(f"eps_smoothing applies to base='chrf' only, not {self.base!r}")
         if not isinstance(self.lexicon, (str, Mapping)):
             raise ValueError(f"lexicon must be a name, a file path or a mapping, got {type(self.lexicon).__name__}")
         if self.base_range is not None:

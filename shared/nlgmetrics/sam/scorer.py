@@ -1,6 +1,7 @@
 """The SAM scorer: base metric per segment, unmatched items, the adjustment, the mean."""
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -137,7 +138,10 @@ class SAM(Scorer):
             from nlgmetrics.core.embeddings import bertscore
 
             return list(bertscore(predictions, references, self.encoder)["f1"])
-        return corpus_sentence_scores(SENTENCE_METRICS[self.config.base], predictions, references)
+        metric = SENTENCE_METRICS[self.config.base]
+        if self.config.eps_smoothing:
+            metric = functools.partial(metric, eps_smoothing=True)
+        return corpus_sentence_scores(metric, predictions, references)
 
     def mismatches(self, predictions: Sequence[str],
                    references: Sequence[str]) -> List[Tuple[List[Item], List[Item]]]:
