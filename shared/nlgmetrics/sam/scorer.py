@@ -1,14 +1,13 @@
 """The SAM scorer: base metric per segment, unmatched items, the adjustment, the mean."""
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import PYTHON_SYNTAX, ArgumentSyntax, Inputs, Record
 from nlgmetrics.core.language import EnglishOnly
-from nlgmetrics.core.lexical import corpus_sentence_scores
+from nlgmetrics.core.lexical import corpus_sentence_scores, sentence_chrf
 from nlgmetrics.core.linguistic import get_analyzer
 from nlgmetrics.core.result import MetricResult
 from nlgmetrics.core.scorer import Scorer, mean_reduce
@@ -138,10 +137,9 @@ class SAM(Scorer):
             from nlgmetrics.core.embeddings import bertscore
 
             return list(bertscore(predictions, references, self.encoder)["f1"])
-        metric = SENTENCE_METRICS[self.config.base]
-        if self.config.eps_smoothing:
-            metric = functools.partial(metric, eps_smoothing=True)
-        return corpus_sentence_scores(metric, predictions, references)
+        if self.config.eps_smoothing:  # chrF only (checked by the configuration)
+            return corpus_sentence_scores(lambda h, r: sentence_chrf(h, r, eps_smoothing=True), predictions, references)
+        return corpus_sentence_scores(SENTENCE_METRICS[self.config.base], predictions, references)
 
     def mismatches(self, predictions: Sequence[str],
                    references: Sequence[str]) -> List[Tuple[List[Item], List[Item]]]:
