@@ -258,3 +258,20 @@ def test_evaluate_wrapper_matches_the_core():
                                lexicon=TABLE1_LEXICON)
     assert out["scores"] == pytest.approx([0.46, 0.85 * 0.2375])
     assert "base:given" in out["signature"]
+
+
+def test_chrf_eps_smoothing_equals_sacrebleu():
+    import sacrebleu
+
+    hyps = ["The cat sat on the mat.", "a b", "Stocks fell sharply on Monday", "x", "It is nice to see you again"]
+    refs = ["The cat is on the mat.", "a c", "Shares dropped on Monday", "yy", "Nice to see you"]
+    for eps in (False, True):
+        options = {"eps_smoothing": True} if eps else {}
+        result = SAM(base="chrf", quiet=True, **options).score(hyps, refs)
+        expected = [sacrebleu.sentence_chrf(h, [r], eps_smoothing=eps).score for h, r in zip(hyps, refs)]
+        assert [d["base"] for d in result.details] == expected  # exactly sacrebleu's numbers
+        assert ("|eps:yes|" in result.signature) == eps
+    plain = SAM(base="chrf", quiet=True).score(hyps, refs)
+    assert [d["base"] for d in plain.details] != [d["base"] for d in result.details]  # it does change scores
+    with pytest.raises(ValueError, match="eps_smoothing applies to base='chrf' only"):
+        SAM(base="bleu", eps_smoothing=True, quiet=True)

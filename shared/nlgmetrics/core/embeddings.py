@@ -177,6 +177,11 @@ class ContextualEncoder:
             out.append((hidden[keep], [ids[i] for i in keep]))
         return out
 
+    def token_states(self, texts: Sequence[str]) -> List[Tuple[np.ndarray, List[int]]]:
+        """Per text: vectors and ids of all its tokens, ``[CLS]`` and ``[SEP]`` included (what
+        BERTScore matches against)."""
+        return [(hidden, ids) for hidden, _, ids in self._encode(list(texts), False, "encoding tokens")]
+
     def layer_states(self, texts: Sequence[str]) -> List[np.ndarray]:
         """Per text: the hidden states of every layer after the embeddings (L x n_tokens x d,
         special tokens included), e.g. for probing classifiers."""
@@ -217,7 +222,8 @@ def normalize_rows(m: np.ndarray) -> np.ndarray:
 
 
 def idf_weights(references: Sequence[List[int]]) -> Dict[int, float]:
-    """BERTScore idf: log((M + 1) / (df + 1)) over the reference token-id sets."""
+    """BERTScore idf: log((M + 1) / (df + 1)) over the reference token-id sets (M references,
+    repeats counted, as bert_score counts them); key -1: an id no reference has."""
     df: Counter = Counter()
     for ids in references:
         df.update(set(ids))
@@ -226,11 +232,17 @@ def idf_weights(references: Sequence[List[int]]) -> Dict[int, float]:
 
 
 def _greedy(cand: np.ndarray, ref: np.ndarray, wc: np.ndarray, wr: np.ndarray) -> Tuple[float, float, float]:
-    if len(cand) == 0 or len(ref) == 0:
+    """Greedy matching of one pair of token-vector arrays (special tokens included, weight 0;
+    rows normalised here): precision, recall, F1; 0 where a side has no weight (an empty
+    text). The cosines come from ``np.einsum`` (numpy's own loops, one thread, no BLAS): a
+    cosine then depends on its two vectors alone, not on the pair's shape, the batch or the
+    thread count, and a small product costs no thread start-up (BLAS's took milliseconds per
+    pair on a busy machine)."""
+    if not (wc.any() and wr.any()):
         return 0.0, 0.0, 0.0
-    sim = np.clip(normalize_rows(cand) @ normalize_rows(ref).T, -1.0, 1.0)  # float rounding: 1.0000001
-    p = min(1.0, float((sim.max(axis=1) * wc).sum() / max(wc.sum(), 1e-12)))
-    r = min(1.0, float((sim.max(axis=0) * wr).sum() / max(wr.sum(), 1e-12)))
+    sim = np.einsum("id,jd->ij", normalize_rows(cand), normalize_rows(ref))
+    p = min(1.0, float(sim.max(axis=1).astype(np.float64) @ wc) / float(wc.sum()))  # 1 + rounding: 1
+    r = min(1.0, float(sim.max(axis=0).astype(np.float64) @ wr) / float(wr.sum()))
     f = 2 * p * r / (p + r) if p + r > 0 else 0.0
     return p, r, f
 
@@ -238,38 +250,50 @@ def _greedy(cand: np.ndarray, ref: np.ndarray, wc: np.ndarray, wr: np.ndarray) -
 def bertscore(candidates: Sequence[str], references: Sequence[Union[str, Sequence[str]]],
               encoder: ContextualEncoder, *, idf: bool = False,
               batched: Optional[bool] = None) -> Dict[str, List[float]]:
-    """BERTScore precision/recall/F1 (greedy cosine matching of subword vectors, no baseline
-    rescaling). Several references per candidate: the one with the best F1 counts. An empty
-    candidate or reference scores 0. ``batched`` (default: on a GPU encoder) matches all
-    pairs in padded batches on the encoder's device (:func:`~nlgmetrics.core.batching.greedy_match_batched`,
-    equal to the per-pair matching to about 1e-7); on CPU the per-pair matching is kept, so
-    CPU scores stay bit-identical."""
+    """BERTScore precision/recall/F1 as bert_score 0.3.13 computes them (no baseline
+    rescaling): greedy cosine matching of subword vectors where ``[CLS]`` and ``[SEP]`` take
+    part in the similarity matrix (the other side's tokens may match them) with weight 0;
+    ``idf``: token weights log((M + 1) / (df + 1)) from the M references (bert_score's
+    ``get_idf_dict``). Several references per candidate: precision, recall and F1 are each the
+    best over the references (bert_score's ``max(dim=0)``). Defined results where bert_score
+    gives NaN: an empty text, or one whose tokens all weigh 0 (idf, a token in every
+    reference), scores 0. Equal to bert_score within 1e-6 (tests/core/test_bertscore_parity.py).
+
+    Each distinct text is encoded once, in length-sorted passes. ``batched`` (default: on a GPU
+    encoder) matches all pairs in padded batches on the encoder's device
+    (:func:`~nlgmetrics.core.batching.greedy_match_batched`, equal to the per-pair matching to
+    about 1e-7); on CPU each pair is matched alone (:func:`_greedy`), so scores do not depend
+    on the batch size, the thread count or the other pairs of the call."""
     if len(candidates) != len(references):
         raise ValueError(f"{len(candidates)} candidates but {len(references)} references")
     ref_lists = [reference_group(r) for r in references]
     flat_refs = [r for group in ref_lists for r in group]
-    vecs = encoder.token_vectors(list(candidates) + flat_refs)
-    cand_vecs, ref_vecs = vecs[:len(candidates)], vecs[len(candidates):]
-    weights = idf_weights([ids for _, ids in ref_vecs]) if idf else None
+    texts = list(candidates) + flat_refs
+    distinct = list(dict.fromkeys(texts))
+    encoded = dict(zip(distinct, encoder.token_states(distinct)))
+    zero = {encoder.tokenizer.cls_token_id, encoder.tokenizer.sep_token_id}
+    weights = idf_weights([encoded[r][1] for r in flat_refs]) if idf else None
+    cache: Dict[str, np.ndarray] = {}
 
-    def w(ids: List[int]) -> np.ndarray:
-        if weights is None:
-            return np.ones(len(ids))
-        return np.array([weights.get(t, weights[-1]) for t in ids])
+    def w(text: str) -> np.ndarray:
+        if text not in cache:
+            ids = encoded[text][1]
+            cache[text] = np.array([0.0 if t in zero else 1.0 if weights is None else weights.get(t, weights[-1])
+                                    for t in ids], dtype=np.float64)
+        return cache[text]
 
-    owner = [i for i, group in enumerate(ref_lists) for _ in group]
+    pairs = [(c, r) for c, group in zip(candidates, ref_lists) for r in group]
     if batched if batched is not None else encoder.device.type != "cpu":
-        matched = greedy_match_batched([cand_vecs[i][0] for i in owner], [rv for rv, _ in ref_vecs],
-                                       [w(cand_vecs[i][1]) for i in owner], [w(ids) for _, ids in ref_vecs],
-                                       device=encoder.device)
-        triples = [tuple(map(float, row)) for row in matched]
+        matched = greedy_match_batched([encoded[c][0] for c, _ in pairs], [encoded[r][0] for _, r in pairs],
+                                       [w(c) for c, _ in pairs], [w(r) for _, r in pairs], device=encoder.device)
+        triples = [tuple(map(float, row)) if w(c).any() and w(r).any() else (0.0, 0.0, 0.0)
+                   for row, (c, r) in zip(matched, pairs)]
     else:
-        triples = [_greedy(cand_vecs[i][0], rv, w(cand_vecs[i][1]), w(rids))
-                   for i, (rv, rids) in zip(owner, ref_vecs)]
+        triples = [_greedy(encoded[c][0], encoded[r][0], w(c), w(r)) for c, r in pairs]
     out: Dict[str, List[float]] = {"precision": [], "recall": [], "f1": []}
     pos = 0
     for group in ref_lists:
-        best = max(triples[pos:pos + len(group)], key=lambda t: t[2])
+        best = [max(t[k] for t in triples[pos:pos + len(group)]) for k in range(3)]
         pos += len(group)
         for key, value in zip(("precision", "recall", "f1"), best):
             out[key].append(value)

@@ -80,13 +80,17 @@ class MetricFacts:
     ``lower_is_better_when`` maps an option to the values that turn it into a distance (RoMe's
     ``component="ted"``). ``needs`` lists the ways to run it, best first (the first offline
     one that is installed is what ``nlgmetrics demo`` runs); ``summary`` is its one line in
-    ``nlgmetrics list``."""
+    ``nlgmetrics list``. ``languages``: the target languages its resources cover (ISO 639-1
+    codes; empty: it makes no language check), ``language_note`` says it in words: a corpus
+    mostly in another language draws a warning (:mod:`nlgmetrics.core.language`)."""
 
     summary: str
     higher_is_better: bool
     score_range: str
     needs: Tuple[Need, ...]
     lower_is_better_when: Mapping[str, Tuple[Any, ...]] = field(default_factory=dict)
+    languages: Tuple[str, ...] = ()
+    language_note: str = ""
 
     def better_is_higher(self, config: Any = None) -> bool:
         """The direction under ``config`` (``None``: the default configuration)."""

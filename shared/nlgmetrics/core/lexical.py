@@ -21,11 +21,11 @@ def _bleu() -> Any:
     return BLEU(effective_order=True)
 
 
-@functools.lru_cache(maxsize=1)
-def _chrf() -> Any:
+@functools.lru_cache(maxsize=2)
+def _chrf(eps_smoothing: bool = False) -> Any:
     from sacrebleu.metrics import CHRF
 
-    return CHRF()
+    return CHRF(eps_smoothing=eps_smoothing)
 
 
 @functools.lru_cache(maxsize=1)
@@ -41,9 +41,10 @@ def sentence_bleu(hyp: str, ref: Refs) -> float:
     return min(100.0, float(_bleu().sentence_score(hyp, reference_group(ref)).score))
 
 
-def sentence_chrf(hyp: str, ref: Refs) -> float:
-    """sacrebleu chrF (n=6, beta=2), 0-100 (clipped, as BLEU)."""
-    return min(100.0, float(_chrf().sentence_score(hyp, reference_group(ref)).score))
+def sentence_chrf(hyp: str, ref: Refs, eps_smoothing: bool = False) -> float:
+    """sacrebleu chrF (n=6, beta=2), 0-100 (clipped, as BLEU); ``eps_smoothing``: sacrebleu's
+    option of that name (chrF++.py's and Moses' smoothing of zero n-gram matches)."""
+    return min(100.0, float(_chrf(eps_smoothing).sentence_score(hyp, reference_group(ref)).score))
 
 
 def sentence_ter(hyp: str, ref: Refs) -> float:

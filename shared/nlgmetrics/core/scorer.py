@@ -9,12 +9,13 @@ from .budget import Budget, apply_budget
 from .call import config_of
 from .call import split as split_extras  # noqa: F401 (the surfaces' name for core.call.split)
 from .config import MetricConfig
-from .facts import HigherIsBetter
+from .facts import HigherIsBetter, facts_of
 from .inputs import (
     PYTHON_SYNTAX,
     ArgumentSyntax,
     Inputs,
     Record,
+    reference_group,
     sort_records,  # noqa: F401 (re-exported: nlgmetrics.core.scorer.sort_records)
     validate_inputs,
 )
@@ -129,7 +130,26 @@ class Scorer(abc.ABC):
         inputs = self.validate(predictions, references, sources, **extras)
         if len(inputs) == 0:
             raise ValueError("predictions is empty; give at least one segment")
+        self.check_language(inputs)
         return self.reduce(self.segment_records(inputs))
+
+    def check_language(self, inputs: Inputs) -> None:
+        """Once per corpus: a warning (an error with the ``language`` option) when most of the
+        predictions or references are in a language the metric's FACTS ``languages`` do not
+        cover (:func:`~nlgmetrics.core.language.check_corpus_language`)."""
+        try:
+            covered = facts_of(type(self)).languages
+        except AttributeError:  # a scorer without FACTS (tests)
+            return
+        expected = getattr(self.config, "language", None)
+        if not covered and not expected:
+            return
+        from .language import check_corpus_language
+
+        sides = {"predictions": list(inputs.predictions)}
+        if inputs.references:
+            sides["references"] = [reference_group(r)[0] if reference_group(r) else "" for r in inputs.references]
+        check_corpus_language(self.name, covered, sides, expected, quiet=self.quiet)
 
     def reduce(self, records: List[Record]) -> MetricResult:
         """Corpus reduction over gathered records, in any order (shards)."""

@@ -153,4 +153,5 @@ FACTS = MetricFacts(
     summary="DATScore: translation log-likelihood along up to eight augmented directions (M2M-100)",
     higher_is_better=True,
     score_range="(-inf, 0]: weighted mean token log-probability (nats), closer to 0 is better",
-    needs=(Need("paper", {"profile": "paper"}, models=(DEFAULT_MODEL,)),))
+    needs=(Need("paper", {"profile": "paper"}, models=(DEFAULT_MODEL,)),),
+    language_note="M2M-100's 100 languages, named by source_lang and target_lang (no detection needed)")

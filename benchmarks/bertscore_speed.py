@@ -1,0 +1,95 @@
+"""BERTScore speed on the CPU: nlgmetrics' ``core.embeddings.bertscore`` against bert_score
+0.3.13 itself, same local all-MiniLM-L6-v2 (layer 6), same pairs, in one run.
+
+Pairs: WMT21 de-en, the first ``--refs`` source segments (default 100) times ``--systems``
+MT systems (default 8, the first by name that translated all of them): 800 pairs sharing 100
+references, as a system-level evaluation scores them. Both sides run with ``batch_size``
+64 on ``--threads`` torch threads (default 2). bert_score runs from a ``BERTScorer`` built once
+(model loaded before the clock); nlgmetrics from a fresh ``ContextualEncoder`` per round (the
+model is shared, the encoding cache empty), so neither side keeps vectors between rounds.
+Rounds alternate the order (A B, then B A); reported are the medians and the median of the
+per-round speed ratios. The largest |F1| difference between the two is recorded too.
+
+    python benchmarks/bertscore_speed.py [--rounds 3] [--threads 2] [--refs 100] [--systems 8]
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import sys
+import warnings
+from pathlib import Path
+from typing import Callable, Dict, List, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import torch  # noqa: E402
+from common import peak_rss_mb, read_jsonl, table, timer, write_results  # noqa: E402
+
+from nlgmetrics.core.embeddings import ContextualEncoder, bertscore  # noqa: E402
+from nlgmetrics.core.models import lite_encoder_path  # noqa: E402
+
+
+def wmt21_pairs(n_refs: int, n_systems: int) -> Tuple[List[str], List[str]]:
+    """(hypotheses, references): ``n_systems`` systems x the first ``n_refs`` de-en segments."""
+    rows = [r for r in read_jsonl("wmt21_da_seg_toen_grouped.jsonl.gz") if r["lp"] == "de-en"][:n_refs]
+    systems = sorted(s for s in set.intersection(*(set(r["hyps"]) for r in rows)) if s != "HUMAN")[:n_systems]
+    hyps = [r["hyps"][s]["hyp"] for s in systems for r in rows]
+    refs = [r["ref"] for _ in systems for r in rows]
+    return hyps, refs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--refs", type=int, default=100)
+    parser.add_argument("--systems", type=int, default=8)
+    parser.add_argument("--batch-size", type=int, default=64)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    torch.set_num_threads(args.threads)
+    import bert_score
+
+    hyps, refs = wmt21_pairs(args.refs, args.systems)
+    n = len(hyps)
+    path = lite_encoder_path()
+    reference = bert_score.BERTScorer(model_type=path, num_layers=6, batch_size=args.batch_size, device="cpu")
+    reference.score(hyps[:4], refs[:4])  # first-call overheads
+    ContextualEncoder("minilm", device="cpu", batch_size=args.batch_size, quiet=True)  # loads the model
+    scores: Dict[str, List[float]] = {}
+
+    def run_bert_score() -> None:
+        scores["bert_score"] = reference.score(hyps, refs)[2].tolist()
+
+    def run_nlgmetrics() -> None:
+        encoder = ContextualEncoder("minilm", device="cpu", batch_size=args.batch_size, quiet=True)
+        scores["nlgmetrics"] = bertscore(hyps, refs, encoder)["f1"]
+
+    runs: Dict[str, Callable[[], None]] = {"bert_score 0.3.13": run_bert_score, "nlgmetrics": run_nlgmetrics}
+    times: Dict[str, List[float]] = {name: [] for name in runs}
+    for rnd in range(args.rounds):
+        for name in (list(runs) if rnd % 2 == 0 else list(runs)[::-1]):
+            gc.collect()
+            with timer() as t:
+                runs[name]()
+            times[name].append(t["seconds"])
+    ratios = [b / a for a, b in zip(times["nlgmetrics"], times["bert_score 0.3.13"])]
+    diff = max(abs(a - b) for a, b in zip(scores["nlgmetrics"], scores["bert_score"]))
+    rows = [[name, statistics.median(ts), n / statistics.median(ts), ", ".join(f"{s:.2f}" for s in ts)]
+            for name, ts in times.items()]
+    speed = table(f"BERTScore on {n} WMT21 de-en pairs ({args.systems} systems x {args.refs} references), CPU",
+                  ["implementation", "seconds (median)", "pairs/s", "seconds per round"], rows,
+                  f"{args.rounds} interleaved rounds; torch threads {args.threads}; batch size {args.batch_size}; "
+                  f"all-MiniLM-L6-v2 layer 6, no idf. Speed ratio nlgmetrics / bert_score (median of per-round "
+                  f"ratios): {statistics.median(ratios):.2f}x; largest |F1 difference| {diff:.1e}.")
+    notes = [f"Per-round speed ratios: {', '.join(f'{r:.2f}' for r in ratios)}.",
+             f"Machine load (1-minute average) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
+             "(shared with other jobs).", f"Peak RSS {peak_rss_mb():.0f} MiB."]
+    write_results("bertscore_speed", [speed], notes,
+                  extra={"speed_ratio": statistics.median(ratios), "max_f1_difference": diff})
+
+
+if __name__ == "__main__":
+    main()
