@@ -42,7 +42,7 @@ from .pairwise import (
 SYSTEM_KEYS = "string form (1 and '1' are one system)"
 
 
-def _cell_matrices(scores: Sequence[float], human: Sequence[float], systems: Sequence[Optional[str]],
+def cell_matrices(scores: Sequence[float], human: Sequence[float], systems: Sequence[Optional[str]],
                    items: Sequence[Optional[Hashable]]) -> tuple[np.ndarray, np.ndarray, int]:
     """systems x items matrices of the mean metric and human score over the items every system
     has (systems in name order, items in first-seen order), and the number of systems."""
@@ -130,7 +130,7 @@ def meta_evaluate(scores: Sequence[float], human: Sequence[Optional[float]],
     if any(s is not None for s in keys):
         sys = system_scores if system_scores is not None else mean_systems(scores, keys)
         _system(human, sys, out, bootstrap, seed, warnings_)
-        metric_matrix, human_matrix, n_sys = _cell_matrices(m_all, h_all, [keys[k] for k in rated],
+        metric_matrix, human_matrix, n_sys = cell_matrices(m_all, h_all, [keys[k] for k in rated],
                                                             [items[k] for k in rated])
         if n_sys >= 2 and metric_matrix.shape[1] >= 1:
             out["pairwise"]["soft_pairwise_accuracy"] = {

@@ -1,0 +1,82 @@
+"""Meta-evaluation statistics of many metric vectors at once (one a row of ``x``, the human
+side shared), for the permutation tests of :mod:`nlgmetrics.core.metric_vs_metric`: Pearson,
+item-grouped Pearson, Spearman and Kendall tau-b (the mean over the items where defined, as
+:func:`~nlgmetrics.core.pairwise.item_grouped_correlation`), and soft pairwise accuracy over a
+systems x items matrix (:func:`~nlgmetrics.core.pairwise.soft_pairwise_accuracy`)."""
+from __future__ import annotations
+
+from typing import List
+
+import numpy as np
+import scipy.stats
+
+from .pairwise import pairwise_p_values, permutation_flips
+
+
+def pearson_rows(x: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Pearson's r of each row of ``x`` (draws x n) with ``h`` (nan for a constant row)."""
+    xc = x - x.mean(axis=1, keepdims=True)
+    hc = h - h.mean()
+    denom = np.sqrt((xc * xc).sum(axis=1) * float(hc @ hc))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.clip(np.where(denom > 0, xc @ hc / np.where(denom > 0, denom, 1), np.nan), -1, 1)
+
+
+def spearman_rows(x: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Spearman's rho of each row of ``x`` with ``h``: Pearson of average ranks."""
+    return pearson_rows(scipy.stats.rankdata(x, axis=1), scipy.stats.rankdata(h))
+
+
+def kendall_rows(x: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Kendall tau-b of each row of ``x`` with ``h`` over all pairs (for items: small n):
+    ``sum sx sy / sqrt(sum sx^2 sum sy^2)`` with ``sx = sign(x_i - x_j)``; nan for a constant side."""
+    i, j = np.triu_indices(x.shape[1], 1)
+    sx, sy = np.sign(x[:, i] - x[:, j]), np.sign(h[i] - h[j])
+    denom = np.sqrt((sx * sx).sum(axis=1) * float(sy @ sy))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, sx @ sy / np.where(denom > 0, denom, 1), np.nan)
+
+
+ROWS = {"pearson": pearson_rows, "spearman": spearman_rows, "kendall": kendall_rows}
+
+
+def grouped_rows(method: str, x: np.ndarray, h: np.ndarray, groups: List[np.ndarray]) -> np.ndarray:
+    """Item-grouped ``method`` of each row of ``x``: the mean over groups where defined (nan: none)."""
+    fn = ROWS[method]
+    total, count = np.zeros(len(x)), np.zeros(len(x))
+    for rows in groups:
+        r = fn(x[:, rows], h[rows])
+        ok = np.isfinite(r)
+        total += np.where(ok, r, 0.0)
+        count += ok
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
+def grouped_pearson_rows(x: np.ndarray, h: np.ndarray, groups: List[np.ndarray]) -> np.ndarray:
+    """Item-grouped Pearson of each row of ``x`` (:func:`grouped_rows`)."""
+    return grouped_rows("pearson", x, h, groups)
+
+
+def per_group(method: str, x: np.ndarray, h: np.ndarray, groups: List[np.ndarray]) -> np.ndarray:
+    """``method`` within each group of the one vector ``x`` (nan where undefined)."""
+    return np.array([ROWS[method](x[None, rows], h[rows])[0] for rows in groups])
+
+
+class SpaRows:
+    """Soft pairwise accuracy of many systems x items metric matrices against one human
+    matrix, with the flips of ``soft_pairwise_accuracy(..., permutations, seed)``: equal to it."""
+
+    def __init__(self, human: np.ndarray, permutations: int, seed: int) -> None:
+        self.flips = permutation_flips(human.shape[1], permutations, seed)
+        self.iu = np.triu_indices(human.shape[0], 1)
+        self.p_human = pairwise_p_values(human, self.flips)[self.iu]
+
+    def __call__(self, matrices: np.ndarray) -> np.ndarray:
+        """SPA of each ``systems x items`` matrix of the stack ``matrices``."""
+        return np.array([1.0 - np.mean(np.abs(self.p_human - pairwise_p_values(m, self.flips)[self.iu]))
+                         for m in matrices])
+
+
+__all__ = ["ROWS", "SpaRows", "grouped_pearson_rows", "grouped_rows", "kendall_rows", "pearson_rows", "per_group",
+           "spearman_rows"]
