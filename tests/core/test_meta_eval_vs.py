@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 import scipy.stats
 
+from nlgmetrics.core.batch_stats import SpaRows, grouped_rows, kendall_rows, rank_rows
+from nlgmetrics.core.meta_eval import meta_evaluate
 from nlgmetrics.core.meta_system import mean_systems
 from nlgmetrics.core.metric_vs_metric import (
     acc_eq_test,
@@ -17,9 +19,10 @@ from nlgmetrics.core.metric_vs_metric import (
     grouped_pearson_rows,
     pearson_rows,
     perm_both,
+    perm_p,
     williams_p,
 )
-from nlgmetrics.core.pairwise import _groups, item_grouped_correlation
+from nlgmetrics.core.pairwise import _groups, item_grouped_correlation, soft_pairwise_accuracy
 
 SIMS = 500
 
@@ -92,3 +95,86 @@ def test_compare_metrics_reports_both_values_the_difference_an_interval_and_p_va
     assert out["item"]["pearson"]["diff"] > 0 and out["item"]["tie_calibrated_accuracy"]["diff"] > 0
     assert out["system"]["pearson"]["ci95"] is not None and out["n_systems"] == 6
     assert (out["seed"], out["bootstrap"], out["permutations"]) == (1, 200, 200)
+
+
+def test_batch_item_statistics_and_spa_equal_the_scalar_ones():
+    rng = np.random.default_rng(2)
+    x = np.round(rng.normal(size=(4, 30)), 1)  # ties on the metric side
+    h = np.round(rng.normal(size=30))  # and on the human side
+    items = [k // 6 for k in range(30)]
+    groups = _groups(items)
+    for method in ("pearson", "spearman", "kendall"):
+        want = [item_grouped_correlation(row, h, items, method)[0] for row in x]
+        np.testing.assert_allclose(grouped_rows(method, x, h, groups), want, rtol=1e-12, err_msg=method)
+    long = np.round(rng.normal(size=(2, 80)), 1)
+    np.testing.assert_array_equal(rank_rows(x), scipy.stats.rankdata(x, axis=1))
+    np.testing.assert_array_equal(rank_rows(long), scipy.stats.rankdata(long, axis=1))
+    assert kendall_rows(np.array([[1.0, 2, 3, 4]]), np.array([1.0, 3, 2, 4]))[0] == pytest.approx(4 / 6)  # 5 C, 1 D
+    m, g = rng.normal(size=(4, 7)), rng.normal(size=(4, 7))
+    assert SpaRows(g, 60, 3)(np.stack([m, g])) == pytest.approx([soft_pairwise_accuracy(m, g, 60, 3), 1.0], abs=1e-15)
+
+
+def test_p_value_sides_by_hand():
+    null = np.array([-3.0, -1.0, 0.0, 1.0, 2.0])
+    assert perm_p(null, 1.0) == 5 / 6 and perm_p(null, 1.0, "greater") == 3 / 6
+    assert perm_p(null, -1.0, "greater") == 5 / 6
+    t = (.6 - .4) * math.sqrt(49 * 1.5) / math.sqrt(2 * 49 / 47 * (1 - .77 + .24) + .25 * .5 ** 3)
+    assert williams_p(.6, .4, .5, 50, "greater") == pytest.approx(scipy.stats.t.sf(t, 47), rel=1e-12)
+    assert williams_p(.4, .6, .5, 50, "greater") == pytest.approx(1 - scipy.stats.t.sf(t, 47), rel=1e-12)
+    with pytest.raises(ValueError, match="alternative"):
+        compare_metrics([1.0], [1.0], [1.0], [None], [None], mean_systems([1.0], [None]), mean_systems([1.0], [None]),
+                        alternative="less")
+
+
+def _spa_and_item_rates(noise_a: float, noise_b: float, seed: int, sims: int) -> dict:
+    """Share of ``sims`` null corpora (4 systems x 12 items, 3 system qualities) rejected at
+    p < 0.05 by Perm-Both on item-level Spearman, Kendall and on SPA (99 permutations)."""
+    rng = np.random.default_rng(seed)
+    items = [k % 12 for k in range(48)]
+    groups = _groups(items)
+    quality = np.repeat([0.0, 0.5, 1.0, 1.5], 12)
+    hits = {"spearman": 0, "kendall": 0, "spa": 0}
+    for sim in range(sims):
+        h = quality + rng.normal(size=48)
+        a, b = h + rng.normal(0, noise_a, 48), h + rng.normal(0, noise_b, 48)
+        for method in ("spearman", "kendall"):
+            stat = (lambda m: lambda x, y: grouped_rows(m, x, y, groups))(method)
+            hits[method] += perm_both(a, b, h, stat, permutations=99, seed=sim)[1] < 0.05
+        spa = SpaRows(h.reshape(4, 12), 20, sim)
+        hits["spa"] += perm_both(a.reshape(4, 12), b.reshape(4, 12), None, lambda x, _, f=spa: f(x), 99, sim)[1] < 0.05
+    return {k: v / sims for k, v in hits.items()}
+
+
+def test_item_rank_correlations_and_spa_keep_their_level_and_find_the_better_metric():
+    null = _spa_and_item_rates(1.0, 1.0, seed=21, sims=500)  # measured: 2.4 %, 3.2 %, 2.6 %
+    for name, rate in null.items():  # exact level 5/100 = 5 %
+        assert 0.02 <= rate <= 0.075, (name, null)
+    power = _spa_and_item_rates(0.3, 2.0, seed=22, sims=100)
+    for name, rate in power.items():
+        assert rate >= 0.35 and rate >= 4 * null[name], (name, null, power)
+
+
+def test_compare_metrics_compares_every_statistic_and_a_metric_with_itself_not_at_all():
+    rng = np.random.default_rng(8)
+    systems = [s for s in "abcde" for _ in range(8)]
+    items = [k % 8 for k in range(40)]
+    h = np.array([ord(s) - 97 + rng.normal() for s in systems])
+    m = h + rng.normal(0, 1, 40)
+    kw = dict(bootstrap=30, permutations=40, seed=2)
+    out = compare_metrics(m.tolist(), (3 * m + 1).tolist(), h.tolist(), systems, items, mean_systems(m, systems),
+                          mean_systems(3 * m + 1, systems), **kw)
+    single = meta_evaluate(m.tolist(), h.tolist(), systems, items, **kw)
+    assert set(out["item"]) == {"pearson", "spearman", "kendall", "tie_calibrated_accuracy"}
+    for method in ("pearson", "spearman", "kendall"):
+        v = out["item"][method]
+        assert v["a"] == pytest.approx(single["item"][method]["value"], abs=1e-12)
+        assert v["diff"] == pytest.approx(0, abs=1e-12) and v["p_perm_both"] == 1.0
+        assert v["ci95"] == pytest.approx([0, 0], abs=1e-12)
+    spa = out["pairwise"]["soft_pairwise_accuracy"]
+    assert spa["a"] == spa["b"] == single["pairwise"]["soft_pairwise_accuracy"]["value"] and spa["p_perm_both"] == 1.0
+    assert out["sides"] == "two-sided (A and B differ)"
+    worse = (h + rng.normal(0, 3, 40)).tolist()
+    one, two = (compare_metrics(m.tolist(), worse, h.tolist(), systems, items, mean_systems(m, systems),
+                                mean_systems(m, systems), alternative=side, **kw) for side in ("greater", "two-sided"))
+    assert one["sides"].startswith("one-sided") and one["segment"]["pearson"]["diff"] > 0
+    assert one["segment"]["pearson"]["p_williams"] == pytest.approx(two["segment"]["pearson"]["p_williams"] / 2)

@@ -22,9 +22,19 @@ def pearson_rows(x: np.ndarray, h: np.ndarray) -> np.ndarray:
         return np.clip(np.where(denom > 0, xc @ hc / np.where(denom > 0, denom, 1), np.nan), -1, 1)
 
 
+def rank_rows(x: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based) along each row: ``#{x_j < x_i} + (#{x_j == x_i} + 1) / 2``,
+    by comparison for short rows (an item's outputs), scipy's rankdata for long ones."""
+    if x.shape[1] > 64:
+        return np.asarray(scipy.stats.rankdata(x, axis=1), dtype=float)
+    less = (x[:, :, None] > x[:, None, :]).sum(axis=2)
+    equal = (x[:, :, None] == x[:, None, :]).sum(axis=2)
+    return less + (equal + 1) / 2
+
+
 def spearman_rows(x: np.ndarray, h: np.ndarray) -> np.ndarray:
     """Spearman's rho of each row of ``x`` with ``h``: Pearson of average ranks."""
-    return pearson_rows(scipy.stats.rankdata(x, axis=1), scipy.stats.rankdata(h))
+    return pearson_rows(rank_rows(x), scipy.stats.rankdata(h))
 
 
 def kendall_rows(x: np.ndarray, h: np.ndarray) -> np.ndarray:
@@ -73,10 +83,15 @@ class SpaRows:
         self.p_human = pairwise_p_values(human, self.flips)[self.iu]
 
     def __call__(self, matrices: np.ndarray) -> np.ndarray:
-        """SPA of each ``systems x items`` matrix of the stack ``matrices``."""
-        return np.array([1.0 - np.mean(np.abs(self.p_human - pairwise_p_values(m, self.flips)[self.iu]))
-                         for m in matrices])
+        """SPA of each ``systems x items`` matrix of the stack ``matrices`` (at once)."""
+        s = np.asarray(matrices, dtype=float)
+        partial = s @ self.flips.T  # stack x systems x permutations
+        totals = s.sum(axis=2)
+        i, j = self.iu
+        tol = 1e-9 * np.maximum(1.0, np.abs(s).sum(axis=2).max(axis=1))  # as pairwise_p_values
+        reach = partial[:, i, :] - partial[:, j, :] >= (totals[:, i] - totals[:, j] - tol[:, None])[:, :, None]
+        return 1.0 - np.abs(self.p_human - reach.mean(axis=2)).mean(axis=1)
 
 
-__all__ = ["ROWS", "SpaRows", "grouped_pearson_rows", "grouped_rows", "kendall_rows", "pearson_rows", "per_group",
+__all__ = ["ROWS", "SpaRows", "rank_rows", "grouped_pearson_rows", "grouped_rows", "kendall_rows", "pearson_rows", "per_group",
            "spearman_rows"]

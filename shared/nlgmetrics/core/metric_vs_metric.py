@@ -46,7 +46,6 @@ from . import stats
 from .batch_stats import SpaRows, grouped_pearson_rows, grouped_rows, pearson_rows, per_group
 from .meta_system import SystemScores, human_means, percentile_ci, system_samples
 from .pairwise import _groups, _pair_blocks, pairwise_accuracy, tie_calibrated_accuracy
-from .significance import randomization_p_value
 from .stats import Vector
 
 #: values (permutations x items) one block of the acc*_eq permutation test holds at most
@@ -71,19 +70,22 @@ def _zscore(v: np.ndarray) -> np.ndarray:
 
 
 def two_sided_p(null: np.ndarray, observed: float) -> float:
-    """``(1 + #{|d_k| >= |d|}) / (K + 1)`` (approximate randomisation's p); nan for an undefined d."""
-    return float("nan") if observed != observed else randomization_p_value(null, observed)
+    """``(1 + #{|d_k| >= |d|}) / (K + 1)``; nan for an undefined d (:func:`perm_p`)."""
+    return perm_p(null, observed)
 
 
 def perm_p(null: np.ndarray, observed: float, alternative: str = "two-sided") -> float:
-    """The permutation p of ``observed`` against ``null`` (module docstring, "Sides")."""
-    if alternative == "two-sided" or observed != observed:
-        return two_sided_p(null, observed)
-    if alternative != "greater":
+    """The permutation p of ``observed`` against ``null`` (module docstring, "Sides"); a
+    ``d_k`` within 1e-9 relative or 1e-12 absolute of ``d`` counts as reaching it (the
+    statistics are at most 1 in size: a metric and its affine copy differ by rounding only)."""
+    if alternative not in SIDES:
         raise ValueError(f"alternative must be 'two-sided' or 'greater', got {alternative!r}")
     d = null[np.isfinite(null)]
-    threshold = observed - 1e-9 * max(abs(observed), 1e-12)
-    return (1 + int(np.count_nonzero(d >= threshold))) / (len(d) + 1) if len(d) else float("nan")
+    if observed != observed or not len(d):
+        return float("nan")
+    tol = max(1e-9 * abs(observed), 1e-12)
+    hits = np.abs(d) >= abs(observed) - tol if alternative == "two-sided" else d >= observed - tol
+    return (1 + int(np.count_nonzero(hits))) / (len(d) + 1)
 
 
 def perm_both(a: Vector, b: Vector, human: Any, statistic: BatchStat, permutations: int = 1000, seed: int = 0,
