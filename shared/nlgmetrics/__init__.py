@@ -188,6 +188,7 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
     """
     from .core.meta_eval import meta_evaluate
 
+    human_systems = None
     if mtme is not None:
         from .core import mtme as mtme_files
 
@@ -196,6 +197,7 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
         rows = mtme_files.evalset_rows(mtme_files.read_evalset(mtme, lp or ""), ref, human)
         predictions, references, sources = rows.predictions, rows.references, rows.sources
         human, systems, items = rows.human, rows.systems, rows.items
+        human_systems = rows.human_systems
     if human is None or isinstance(human, str):
         raise ValueError("human must list one human score (or None) per prediction")
     human = list(human)
@@ -206,7 +208,7 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
 
     scores, by_system = run(metric, options)
     out = meta_evaluate(scores, human, systems, items, bootstrap=bootstrap, seed=seed, permutations=permutations,
-                        system_scores=by_system)
+                        system_scores=by_system, human_systems=human_systems)
     result = {"metric": metric, "signature": by_system.signature, **out}
     if against is not None:
         from .core.metric_vs_metric import compare_metrics
@@ -215,7 +217,7 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
         other, other_systems = run(name, dict(opts))
         result["against"] = {"metric": name, **compare_metrics(
             scores, other, human, systems, items or [None] * len(human), by_system, other_systems,
-            bootstrap=bootstrap, seed=seed, permutations=permutations)}
+            bootstrap=bootstrap, seed=seed, permutations=permutations, human_systems=human_systems)}
     return result
 
 

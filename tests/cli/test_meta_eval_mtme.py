@@ -113,7 +113,8 @@ def test_meta_eval_help_names_every_statistic_and_the_default_fields(capsys):
     text = capsys.readouterr().out
     for word in ("pairwise accuracy", "SPA", "acc*_eq", "item", "DARR", "Perm-Both", "Williams", "default: hyp",
                  "default: ref", "default: src", "default: system", "string form", "centres", "sacrebleu",
-                 "--mtme", "--against"):
+                 "--mtme", "--against", "--one-sided", "two-sided", "sides", "sys.score", "Spearman", "SPA; acc*_eq",
+                 "whole items"):
         assert word in text, word
 
 
@@ -130,3 +131,46 @@ def test_python_meta_eval_reads_an_evalset_as_the_command_line_does(toy, tmp_pat
     assert py_out["against"]["metric"] == "toy" and "pearson" in py_out["against"]["segment"]
     with pytest.raises(ValueError, match="mtme reads the predictions"):
         nlgmetrics.meta_eval("toy", ["x"], mtme=str(root), lp="de-en")
+
+
+def test_a_sys_score_file_is_the_system_level_human_score(toy, tmp_path, capsys):
+    rows = wmt21_rows()
+    root = build_evalset(tmp_path / "w", rows)
+    flags = ["--mtme", str(root), "--lp", "de-en", "--bootstrap", "20", "--permutations", "20", "--json", "-q"]
+    means = _run(capsys, ["meta-eval", "toy", *flags])
+    assert means["system_human"].startswith("the mean human score")
+    given = {"Facebook-AI": 0.1, "Online-A": 0.9, "Online-B": -0.4, "Online-W": 0.3}  # not the rows' means
+    (root / "human-scores" / "de-en.wmt-z.sys.score").write_text("".join(f"{s}\t{v}\n" for s, v in given.items()))
+    out = _run(capsys, ["meta-eval", "toy", *flags, "--against", "toy", "--against-option", "lowercase=true"])
+    scorer = nlgmetrics.load("toy")
+    names = sorted(SYSTEMS)
+    own = [scorer.score([r["hyps"][s]["hyp"] for r in rows], [r["ref"] for r in rows]).score for s in names]
+    want = nlgmetrics.core.stats.pearson(own, [given[s] for s in names])
+    assert out["system"]["pearson"]["value"] == pytest.approx(want, abs=1e-12) != means["system"]["pearson"]["value"]
+    assert out["against"]["system"]["pearson"]["a"] == pytest.approx(want, abs=1e-12)
+    assert out["system_human"].startswith("the given system-level human score")
+    assert any("human-scores/de-en.wmt-z.sys.score" in n for n in out["notes"])
+    assert out["segment"] == means["segment"] and out["item"] == means["item"]  # only the system level changes
+    py = nlgmetrics.meta_eval("toy", mtme=str(root), lp="de-en", bootstrap=0, permutations=20)
+    assert py["system"]["pearson"]["value"] == pytest.approx(want, abs=1e-12)
+    # a system without a system score is left out of the system level, and said
+    (root / "human-scores" / "de-en.wmt-z.sys.score").write_text("Online-A\t0.9\nOnline-B\t-0.4\nOnline-W\tNone\n"
+                                                                  "Facebook-AI\t0.1\n")
+    assert cli.main(["meta-eval", "toy", *flags[:-2], "-q"]) == 0
+    text = capsys.readouterr().out
+    assert "left out there (no system score): Online-W" in text and "over 3 systems" in text
+
+
+def test_one_sided_p_values_are_named_and_half_the_two_sided_williams(toy, tmp_path, capsys):
+    rows = wmt21_rows()
+    root = build_evalset(tmp_path / "w", rows)
+    flags = ["--mtme", str(root), "--lp", "de-en", "--bootstrap", "0", "--permutations", "30", "--json", "-q",
+             "--against", "toy", "--against-option", "lowercase=true"]
+    two = _run(capsys, ["meta-eval", "toy", *flags])["against"]
+    one = _run(capsys, ["meta-eval", "toy", *flags, "--one-sided"])["against"]
+    assert two["sides"] == "two-sided (A and B differ)" and one["sides"] == "one-sided (A is better than B)"
+    w2, w1 = two["segment"]["pearson"]["p_williams"], one["segment"]["pearson"]["p_williams"]
+    assert w1 == pytest.approx(w2 / 2 if two["segment"]["pearson"]["diff"] > 0 else 1 - w2 / 2, rel=1e-9)
+    with pytest.raises(SystemExit):
+        cli.main(["meta-eval", "toy", *flags[:-4], "--one-sided"])
+    assert "--one-sided needs --against" in capsys.readouterr().err

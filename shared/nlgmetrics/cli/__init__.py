@@ -153,6 +153,8 @@ def _add_meta_eval(sub: Any, cls: Any) -> None:
                    "metric-scores/LP/); prints both values, the difference, its 95%% interval and p-values")
     p.add_argument("--against-option", action="append", metavar="KEY=VALUE", default=[],
                    help="an option of the --against metric, parsed by its type")
+    p.add_argument("--one-sided", action="store_true", help="with --against: one-sided p-values of 'this metric "
+                   "is better than the other' (as mt-metrics-eval reports; default: two-sided)")
     p.add_argument("--limit", type=int, help="JSON lines: score only the first N rows")
     add_metric_options(p, cls)
     p.set_defaults(func=cmd_meta_eval)

@@ -56,7 +56,9 @@ input:
   mt-metrics-eval EvalSet (sources/LP.txt, references/LP.REF.txt, system-outputs/LP/SYS.txt,
   documents/LP.docs, human-scores/LP.HUMAN.seg.score with None for a missing score); every
   system the human scores rate is scored (the --ref output itself left out), and its documents
-  are the items (--mtme-items segment: each segment).
+  are the items (--mtme-items segment: each segment). When human-scores/LP.HUMAN.sys.score
+  exists, it is each system's human score at the system level (as in mt-metrics-eval; said in
+  the output, "system_human" in --json), else the mean of the system's segment scores.
   Each system is scored as its own corpus. Systems are keyed by their string form (1 and "1"
   are one system); rows without one are left out of the system level only.
 
@@ -81,12 +83,19 @@ levels:
            printed and kept in --json (seed, bootstrap, permutations).
 
 metric against metric (--against METRIC or FILE.seg.score):
-  For each statistic: both values, the difference (this metric - the other), a 95% bootstrap
-  interval of the difference and a two-sided p-value from Perm-Both (Deutsch et al. 2021,
-  mt-metrics-eval's PermutationSigDiff: each unit's z-scored scores of the two metrics swapped
-  with probability 1/2, both statistics recomputed; p = (1 + #{|d_perm| >= |d|}) / (K + 1)); for
-  acc*_eq the pairwise permutation test (each pair's outcome swapped, each metric at its own
-  epsilon); for Pearson also Williams' test (Williams 1959; Graham & Baldwin 2014), two-sided.
+  For each statistic (segment, system and item Pearson, Spearman, Kendall; pairwise accuracy;
+  SPA; acc*_eq): both values, the difference (this metric - the other), a 95% bootstrap
+  interval of the difference and a p-value. Perm-Both (Deutsch et al. 2021, mt-metrics-eval's
+  PermutationSigDiff): each unit's z-scored scores of the two metrics (a row; a system at the
+  system level; a systems x items cell for SPA) swapped with probability 1/2, both statistics
+  recomputed. acc*_eq: each metric at its own epsilon, each item's accuracy difference
+  sign-flipped with probability 1/2 (whole items: mt-metrics-eval swaps single pairs, which
+  share outputs, and rejected 7-19% of simulated null data at p < 0.05). Pearson also gets
+  Williams' test (Williams 1959; Graham & Baldwin 2014).
+  Sides: two-sided by default, for "the two metrics differ": p = (1 + #{|d_perm| >= |d|}) /
+  (K + 1), Williams 2 P(T >= |t|). --one-sided gives the p of "this metric is better":
+  (1 + #{d_perm >= d}) / (K + 1), Williams P(T >= t). mt-metrics-eval reports one-sided
+  p-values (#{d_perm >= d} / K, Williams P(T >= |t|)). --json names the convention ("sides").
 
 p-values:
   Every bootstrap p-value here and in compare centres the resampled signed differences on

@@ -29,6 +29,7 @@ class Data:
     items: List[Any]
     human_name: str
     notes: List[str]
+    human_systems: Optional[Dict[str, float]] = None
 
 
 def _human(row: files.Row, key: str, path: str) -> Optional[float]:
@@ -65,6 +66,8 @@ def _check_args(cls: Any, config: Any, args: argparse.Namespace) -> None:
                        "(default: ref)")
     if args.bootstrap < 0:
         raise CLIError(f"--bootstrap must be a number of resamples, or 0 for no confidence intervals; got {args.bootstrap}")
+    if args.one_sided and not args.against:
+        raise CLIError("--one-sided needs --against (it sets the sides of the metric-vs-metric p-values)")
     if args.permutations < 1:
         raise CLIError(f"--permutations must be a positive number, got {args.permutations}")
     if args.limit is not None and args.limit < 1:
@@ -86,8 +89,13 @@ def _from_mtme(cls: Any, args: argparse.Namespace) -> Data:
         notes.append(f"left out (no {rows.human_name} score): {', '.join(rows.left_out)}")
     refs = rows.references if cls.references_mode != "none" else None
     srcs = rows.sources if cls.sources_mode != "none" else None
+    if rows.human_systems is not None:
+        missing = sorted(set(rows.systems) - set(rows.human_systems))
+        notes.append(f"system level against human-scores/{args.lp}.{rows.human_name}.sys.score, not the mean of "
+                     "the segment scores" + (f"; left out there (no system score): {', '.join(missing)}" if missing
+                                             else ""))
     return Data(f"{args.mtme} ({args.lp})", rows.predictions, refs, srcs, rows.human, list(rows.systems),
-                list(rows.items), rows.human_name, notes)
+                list(rows.items), rows.human_name, notes, rows.human_systems)
 
 
 def _from_jsonl(cls: Any, args: argparse.Namespace) -> Data:
@@ -196,7 +204,7 @@ def _for(cls: Any, data: Data) -> Data:
     """The rows as another metric takes them (no references or sources where it takes none)."""
     return Data(data.label, data.hyps, data.refs if cls.references_mode != "none" else None,
                 data.srcs if cls.sources_mode != "none" else None, data.human, data.systems, data.items,
-                data.human_name, data.notes)
+                data.human_name, data.notes, data.human_systems)
 
 
 def scorer_names() -> List[str]:
@@ -216,13 +224,15 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
     options = dict(bootstrap=args.bootstrap, seed=args.seed, permutations=args.permutations)
     out: Dict[str, Any] = {"metric": args.metric, "signature": signature, "human": data.human_name,
                            **meta_evaluate(scores, data.human, data.systems, data.items, system_scores=systems,
-                                           darr_threshold=args.darr_threshold, **options)}
+                                           darr_threshold=args.darr_threshold, human_systems=data.human_systems,
+                                           **options)}
     other = _against(args, data)
     if other is not None:
         from nlgmetrics.core.metric_vs_metric import compare_metrics
 
         out["against"] = {"metric": other[0], **compare_metrics(
-            scores, other[1], data.human, data.systems, data.items, systems, other[2], **options)}
+            scores, other[1], data.human, data.systems, data.items, systems, other[2], **options,
+            alternative="greater" if args.one_sided else "two-sided", human_systems=data.human_systems)}
     out["notes"] = data.notes
     if args.json:
         print(dumps(out))
@@ -241,7 +251,7 @@ def _print(metric: str, data: Data, out: Dict[str, Any]) -> None:
     _print_pairwise(out)
     if out["system"]:
         print(f"  system level over {out['n_systems']} systems ({out['n_system_rows']} rows), each system's score "
-              "the metric's own corpus score")
+              f"the metric's own corpus score, its human score {out['system_human']}")
     if out["n_unrated"]:
         print(f"  ({out['n_unrated']} rows without a human score left out)")
     for line in data.notes + out["warnings"]:

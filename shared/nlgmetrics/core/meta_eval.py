@@ -4,7 +4,8 @@ system and item level (``nlgmetrics.meta_eval`` and ``nlgmetrics meta-eval``).
 - ``segment``: Pearson, Spearman and Kendall tau-b over all rows with a human score;
 - ``system``: the same over the systems' scores: the metric's OWN corpus score of each system
   (:mod:`nlgmetrics.core.meta_system`; the mean of its rows only when none is given) against
-  the mean human score of the system's rows; fewer than three systems are warned about (any two
+  the mean human score of the system's rows, or the given system-level human score
+  (``human_systems``: an EvalSet's ``sys`` file, as mt-metrics-eval uses); fewer than three systems are warned about (any two
   points correlate +-1) and get no interval;
 - ``pairwise``: pairwise accuracy over those system scores, and soft pairwise accuracy over
   the systems x items matrix (items every system has, a system's repeated item averaged,
@@ -40,6 +41,9 @@ from .pairwise import (
 
 #: what the output says about how systems are told apart
 SYSTEM_KEYS = "string form (1 and '1' are one system)"
+#: what the output says about each system's human score (given: True)
+SYSTEM_HUMAN = {False: "the mean human score of the system's rated rows",
+                True: "the given system-level human score (an EvalSet's human-scores/LP.NAME.sys.score)"}
 
 
 def cell_matrices(scores: Sequence[float], human: Sequence[float], systems: Sequence[Optional[str]],
@@ -71,8 +75,10 @@ def _segment(m: List[float], h: List[float], bootstrap: int, seed: int) -> Dict[
 
 
 def _system(human: Sequence[Optional[float]], sys: SystemScores, out: Dict[str, Any], bootstrap: int, seed: int,
-            warnings_: List[str]) -> None:
-    gold = human_means(human, sys)
+            warnings_: List[str], human_systems: Optional[Dict[str, float]]) -> None:
+    gold = human_means(human, sys) if human_systems is None else {
+        s: float(human_systems[s]) for s in sys.names if human_systems.get(s) is not None}
+    out["system_human"] = SYSTEM_HUMAN[human_systems is not None]
     names = [s for s in sys.names if s in gold]
     out["n_systems"] = len(names)
     out["n_system_rows"] = sum(len(sys.rows[s]) for s in names)
@@ -89,6 +95,8 @@ def _system(human: Sequence[Optional[float]], sys: SystemScores, out: Dict[str, 
         ci = None
         if samples is not None:
             hs, (ms,) = samples
+            if human_systems is not None:  # given system scores (no rows to resample): fixed
+                hs = np.broadcast_to(np.asarray(h, dtype=float), hs.shape)
             ci = percentile_ci(np.array([_safe(fn, a, b) for a, b in zip(ms, hs)]))
         out["system"][method] = {"value": fn(m, h), "ci95": ci}
     out["pairwise"]["pairwise_accuracy"] = {"value": pairwise_accuracy(m, h), "n_pairs": len(m) * (len(m) - 1) // 2}
@@ -103,11 +111,14 @@ def meta_evaluate(scores: Sequence[float], human: Sequence[Optional[float]],
                   systems: Optional[Sequence[Optional[Hashable]]] = None,
                   items: Optional[Sequence[Optional[Hashable]]] = None, *, bootstrap: int = 1000, seed: int = 0,
                   permutations: int = 1000, system_scores: Optional[SystemScores] = None,
-                  darr_threshold: float = 25.0) -> Dict[str, Any]:
+                  darr_threshold: float = 25.0, human_systems: Optional[Dict[str, float]] = None) -> Dict[str, Any]:
     """The statistics of the module docstring for per-row metric ``scores`` and ``human``
     scores (``None``: missing), with each row's system and item (``None``: not known).
     ``system_scores``: each system's own corpus score and resampler
-    (:func:`~nlgmetrics.core.meta_system.score_systems`); without it, the mean of its rows."""
+    (:func:`~nlgmetrics.core.meta_system.score_systems`); without it, the mean of its rows.
+    ``human_systems``: each system's own human score (an EvalSet's ``sys`` file) for the
+    system level and pairwise accuracy, instead of the mean of its rows' (systems without
+    one are left out there; the bootstrap keeps it fixed); the output says which (``system_human``)."""
     n = len(scores)
     if len(human) != n:
         raise ValueError(f"human has {len(human)} scores but the metric {n}")
@@ -129,7 +140,7 @@ def meta_evaluate(scores: Sequence[float], human: Sequence[Optional[float]],
     out["segment"] = _segment(m_all, h_all, bootstrap, seed)
     if any(s is not None for s in keys):
         sys = system_scores if system_scores is not None else mean_systems(scores, keys)
-        _system(human, sys, out, bootstrap, seed, warnings_)
+        _system(human, sys, out, bootstrap, seed, warnings_, human_systems)
         metric_matrix, human_matrix, n_sys = cell_matrices(m_all, h_all, [keys[k] for k in rated],
                                                             [items[k] for k in rated])
         if n_sys >= 2 and metric_matrix.shape[1] >= 1:

@@ -194,6 +194,8 @@ class Rows:
     ref: Optional[str]
     human_name: str
     left_out: List[str]
+    #: each system's score in ``human-scores/LP.NAME.sys.score`` when the file exists (None: no file)
+    human_systems: Optional[Dict[str, float]] = None
 
 
 def evalset_rows(es: EvalSet, ref: Optional[str] = None, human: Optional[str] = None, items: str = "document"
@@ -201,7 +203,10 @@ def evalset_rows(es: EvalSet, ref: Optional[str] = None, human: Optional[str] = 
     """The rows of every system the human segment scores ``human`` rate (default: the only
     name with a ``seg`` file), against reference ``ref`` (default: the only reference; the
     system output of that name, the reference itself, is left out). ``items``: ``document``
-    (each segment's document when ``documents/`` has the file, else its segment) or ``segment``."""
+    (each segment's document when ``documents/`` has the file, else its segment) or ``segment``.
+    ``human_systems``: the systems' scores in ``human-scores/LP.NAME.sys.score`` when it exists
+    (the system level then uses them, as mt-metrics-eval does; a system without one is left
+    out of the system level)."""
     names = sorted(k for k, v in es.human.items() if "seg" in v)
     if human is None:
         if len(names) != 1:
@@ -241,6 +246,10 @@ def evalset_rows(es: EvalSet, ref: Optional[str] = None, human: Optional[str] = 
         out.items += keys
     if not out.systems:
         raise ValueError(f"{es.root}: no system output of {es.lp} has a {human} human score")
+    given = es.human_scores(human, "sys")
+    if given is not None:
+        out.human_systems = {s: float(v[0]) for s, v in given.items()  # type: ignore[arg-type]
+                             if s in out.systems and len(v) == 1 and v[0] is not None}
     return out
 
 
