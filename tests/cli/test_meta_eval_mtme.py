@@ -174,3 +174,26 @@ def test_one_sided_p_values_are_named_and_half_the_two_sided_williams(toy, tmp_p
     with pytest.raises(SystemExit):
         cli.main(["meta-eval", "toy", *flags[:-4], "--one-sided"])
     assert "--one-sided needs --against" in capsys.readouterr().err
+
+
+def test_null_human_scores_in_json_lines_are_missing_as_none_in_an_evalset(toy, tmp_path, capsys):
+    rows = wmt21_rows()
+    missing = {("Online-A", 0), ("Online-B", 5), ("Online-W", 11)}
+    root = build_evalset(tmp_path / "w", rows, missing=missing)
+    lines = [json.dumps({"hyp": r["hyps"][s]["hyp"], "ref": r["ref"], "src": r["src"], "system": s,
+                         "human": None if (s, k) in missing else r["hyps"][s]["human"],
+                         "doc": "doc1" if k < 6 else "doc2"})
+             for s in sorted(SYSTEMS) for k, r in enumerate(rows)]
+    data = tmp_path / "rows.jsonl"
+    data.write_text("\n".join(lines) + "\n")
+    flags = ["--bootstrap", "30", "--permutations", "30", "--json", "-q"]
+    from_mtme = _run(capsys, ["meta-eval", "toy", "--mtme", str(root), "--lp", "de-en", *flags])
+    from_jsonl = _run(capsys, ["meta-eval", "toy", str(data), "--human", "human", "--item-field", "doc", *flags])
+    assert any("3 row(s) with a null 'human'" in n for n in from_jsonl["notes"])
+    for out in (from_mtme, from_jsonl):
+        out.pop("notes"), out.pop("human")
+    assert from_mtme == from_jsonl and from_jsonl["n"] == 45 and from_jsonl["n_unrated"] == 3
+    # the rows with null are still scored: the system level's corpus score is over all 12 rows of each system
+    assert from_jsonl["n_system_rows"] == 48
+    assert cli.main(["meta-eval", "toy", str(data), "--human", "human", "--bootstrap", "0", "-q"]) == 0
+    assert "(3 rows without a human score left out)" in capsys.readouterr().out

@@ -142,11 +142,17 @@ def test_cli_bad_option_values_and_odd_files(tmp_path, capsys):
         cli.main(["score", "texteval", "-p", str(hyp), "-r", str(ref), "--base-scores", str(base)])
 
 
-def test_cli_meta_eval_rejects_missing_human_scores(tmp_path):
+def test_cli_meta_eval_rejects_a_file_without_human_scores(tmp_path):
+    """null is a missing human score (as None in an EvalSet; meta_evaluate leaves such rows out
+    of the statistics, tests/cli/test_meta_eval_mtme.py); a file where no row has one, or a row
+    without the field, is refused."""
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps({"id": 1, "hyp": "a", "ref": "b", "human": None}) + "\n")
-    with pytest.raises(SystemExit, match="is not a number"):
-        cli.main(["meta-eval", "sam", str(data), "--human", "human"])
+    with pytest.raises(SystemExit, match="no row has a human score"):
+        cli.main(["meta-eval", "sam", str(data), "--human", "human", "-o", "base=chrf", "-q"])
+    data.write_text(json.dumps({"id": 1, "hyp": "a", "ref": "b", "score": 1.0}) + "\n")
+    with pytest.raises(SystemExit, match="line 1: missing key 'human'"):
+        cli.main(["meta-eval", "sam", str(data), "--human", "human", "-o", "base=chrf", "-q"])
     data.write_text(json.dumps({"id": 1, "hyp": "a", "ref": [], "human": 1.0}) + "\n")
     with pytest.raises(SystemExit, match="empty reference list"):
         cli.main(["meta-eval", "sam", str(data), "--human", "human", "--ref-field", "ref"])

@@ -52,7 +52,9 @@ bad input:
 META_EVAL = """\
 input:
   JSON lines: one output a row; fields hyp, ref, src, system, the --human field (a finite
-  number), --item-field (default: the source text). Or --mtme DIR --lp de-en: an
+  number, or null: missing, as None in an EvalSet: the row is scored, counts in its system's
+  corpus score, and is left out of every statistic; the count is printed), --item-field
+  (default: the source text). Or --mtme DIR --lp de-en: an
   mt-metrics-eval EvalSet (sources/LP.txt, references/LP.REF.txt, system-outputs/LP/SYS.txt,
   documents/LP.docs, human-scores/LP.HUMAN.seg.score with None for a missing score); every
   system the human scores rate is scored (the --ref output itself left out), and its documents

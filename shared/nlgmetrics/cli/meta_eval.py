@@ -33,7 +33,12 @@ class Data:
 
 
 def _human(row: files.Row, key: str, path: str) -> Optional[float]:
+    """The row's human score: a finite number, or None for ``null`` (missing: the row is still
+    scored, as part of its system's corpus, and left out of the statistics). A row without
+    the field is an error (a misspelt --human would otherwise leave every row out)."""
     value = files.field(row, key, path)
+    if value is None:
+        return None
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise CLIError(f"{path}, line {row[0]}: human score {value!r:.40} is not a number")
     try:
@@ -128,6 +133,10 @@ def _from_jsonl(cls: Any, args: argparse.Namespace) -> Data:
     except files.InputFileError as err:
         raise CLIError(str(err)) from None
     notes = []
+    nulls = sum(h is None for h in human)
+    if nulls:
+        notes.append(f"{nulls} row(s) with a null {args.human!r}: scored (their system's corpus score counts them), "
+                     "left out of every statistic")
     kept = [s for s in systems if s is not None]
     if not args.system_field:
         notes.append("no system-level correlation: --system-field is empty")
