@@ -169,7 +169,8 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
               human: Any = None, systems: Optional[Sequence[Optional[Hashable]]] = None,
               items: Optional[Sequence[Optional[Hashable]]] = None, bootstrap: int = 1000, seed: int = 0,
               permutations: int = 1000, mtme: Optional[str] = None, lp: Optional[str] = None,
-              ref: Optional[str] = None, against: Optional[Any] = None, quiet: Optional[bool] = None,
+              ref: Optional[str] = None, against: Optional[Any] = None, alternative: str = "two-sided",
+              quiet: Optional[bool] = None,
               **options: Any) -> Dict[str, Any]:
     """Score the rows with ``metric`` (each system's rows as one corpus; keywords are its
     options) and meta-evaluate the scores against ``human`` (None: missing)
@@ -177,7 +178,8 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
     its signature. ``mtme=DIR, lp="de-en"`` reads an mt-metrics-eval EvalSet instead of
     ``predictions``... (``ref``: the reference name, ``human``: the human score name).
     ``against``: a second metric, a name or ``(name, {options})``; its comparison is under
-    ``"against"`` (:func:`nlgmetrics.core.metric_vs_metric.compare_metrics`).
+    ``"against"`` (:func:`nlgmetrics.core.metric_vs_metric.compare_metrics`; ``alternative``:
+    ``"two-sided"`` or ``"greater"``, the one-sided p of "metric is better than against").
 
     >>> import nlgmetrics
     >>> out = nlgmetrics.meta_eval("sam", ["a cat", "the cat", "a dog", "the dog"], ["the cat"] * 4,
@@ -217,7 +219,8 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
         other, other_systems = run(name, dict(opts))
         result["against"] = {"metric": name, **compare_metrics(
             scores, other, human, systems, items or [None] * len(human), by_system, other_systems,
-            bootstrap=bootstrap, seed=seed, permutations=permutations, human_systems=human_systems)}
+            bootstrap=bootstrap, seed=seed, permutations=permutations, human_systems=human_systems,
+            alternative=alternative)}
     return result
 
 
