@@ -9,7 +9,7 @@ Systems are keyed by their string form: ``1`` and ``"1"`` are one system.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Hashable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -56,7 +56,7 @@ def mean_systems(scores: Sequence[float], systems: Sequence[Optional[Hashable]])
 
 def score_systems(scorer: Any, systems: Sequence[Optional[Hashable]], predictions: Sequence[Any],
                   references: Optional[Sequence[Any]] = None, sources: Optional[Sequence[Any]] = None,
-                  extras: Optional[Dict[str, Sequence[Any]]] = None) -> Tuple[List[float], SystemScores]:
+                  extras: Optional[Mapping[str, Sequence[Any]]] = None) -> Tuple[List[float], SystemScores]:
     """Score each system's rows as one corpus (rows without a system as one more corpus):
     the per-row segment scores, and each system's corpus score and resampler. ``extras``: the
     metric's per-segment inputs, one value per row (SAM's ``base_scores``)."""

@@ -173,7 +173,7 @@ def compare_metrics(a: Sequence[float], b: Sequence[float], human: Sequence[Opti
     h = np.array([human[k] for k in rated], float)
     out: Dict[str, Any] = {"segment": {}, "system": {}, "pairwise": {}, "item": {}, "seed": seed,
                            "bootstrap": bootstrap, "permutations": permutations, "sides": SIDES[alternative]}
-    opts = dict(permutations=permutations, seed=seed, alternative=alternative)
+    opts: Dict[str, Any] = dict(permutations=permutations, seed=seed, alternative=alternative)
     pick = np.random.default_rng(seed).integers(0, len(h), (bootstrap, len(h))) if bootstrap else None
     r_ab = stats.pearson(ma, mb)
     for method, fn in stats.CORRELATIONS.items():
@@ -195,7 +195,7 @@ def compare_metrics(a: Sequence[float], b: Sequence[float], human: Sequence[Opti
             if bootstrap and groups else None
         for method in stats.CORRELATIONS:
             va, vb = (float(grouped_rows(method, x[None], hh, groups)[0]) for x in (xa, xb))
-            _, p = perm_both(xa, xb, hh, lambda x, y, m=method: grouped_rows(m, x, y, groups), **opts)
+            _, p = perm_both(xa, xb, hh, _grouped(method, groups), **opts)
             ci = None
             if draws is not None:
                 per = [per_group(method, x, hh, groups) for x in (xa, xb)]
@@ -205,6 +205,10 @@ def compare_metrics(a: Sequence[float], b: Sequence[float], human: Sequence[Opti
             out["item"][method] = _entry(va, vb, p, ci)
         out["item"]["tie_calibrated_accuracy"] = acc_eq_test(xa, xb, hh, g, bootstrap=bootstrap, **opts)
     return out
+
+
+def _grouped(method: str, groups: List[np.ndarray]) -> BatchStat:
+    return lambda x, h: grouped_rows(method, x, h, groups)
 
 
 def _spa(out: Dict[str, Any], ma: np.ndarray, mb: np.ndarray, h: np.ndarray, systems: List[Any], items: List[Any],

@@ -248,7 +248,7 @@ def evalset_rows(es: EvalSet, ref: Optional[str] = None, human: Optional[str] = 
         raise ValueError(f"{es.root}: no system output of {es.lp} has a {human} human score")
     given = es.human_scores(human, "sys")
     if given is not None:
-        out.human_systems = {s: float(v[0]) for s, v in given.items()  # type: ignore[arg-type]
+        out.human_systems = {s: float(v[0]) for s, v in given.items()
                              if s in out.systems and len(v) == 1 and v[0] is not None}
     return out
 
