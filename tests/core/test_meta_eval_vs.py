@@ -22,7 +22,7 @@ from nlgmetrics.core.metric_vs_metric import (
     perm_p,
     williams_p,
 )
-from nlgmetrics.core.pairwise import _groups, item_grouped_correlation, soft_pairwise_accuracy
+from nlgmetrics.core.pairwise import _groups, item_grouped_correlation, soft_pairwise_accuracy, tie_calibrated_accuracy
 
 SIMS = 500
 
@@ -67,11 +67,37 @@ def test_equally_good_metrics_are_rejected_about_five_percent_of_the_time():
         assert 0.025 <= rate <= 0.075, (name, rates)
 
 
-def test_acc_eq_keeps_its_level_with_ten_outputs_an_item():
-    """Swapping each PAIR's outcomes (mt-metrics-eval's PairwisePermutationSigDiff) rejected
-    18.6 % here: an item's pairs share outputs. The per-item swap keeps the level."""
+def _per_pair_swap_p(a, b, h, items, permutations, seed):
+    """The per-pair swap (mt-metrics-eval's PairwisePermutationSigDiff, written from its
+    description): each pair's two agreement outcomes swapped on their own; two-sided p."""
+    outcome = []
+    for m in (a, b):
+        eps = tie_calibrated_accuracy(m, h, items)[1]
+        rows_agree = []
+        for rows in _groups(items):
+            i, j = np.triu_indices(len(rows), 1)
+            dm, dh = m[rows][i] - m[rows][j], h[rows][i] - h[rows][j]
+            agree = np.where(np.abs(dm) <= eps, dh == 0, (np.sign(dm) == np.sign(dh)) & (dh != 0))
+            rows_agree.append(agree / len(i))
+        outcome.append(np.concatenate(rows_agree) / len(rows_agree))
+    d = outcome[0] - outcome[1]
+    flips = np.where(np.random.default_rng(seed).random((permutations, len(d))) < 0.5, -1.0, 1.0)
+    return perm_p(flips @ d, float(d.sum()))
+
+
+def test_acc_eq_keeps_its_level_with_ten_outputs_an_item_where_per_pair_swaps_do_not():
+    """Swapping each PAIR's outcomes on its own makes the null too narrow (an item's pairs
+    share outputs); the per-item swap keeps the level."""
     rates = _rates(1.0, 1.0, seed=13, size=10)
     assert 0.02 <= rates["acc_eq"] <= 0.075, rates
+    rng = np.random.default_rng(13)
+    items = [k // 10 for k in range(200)]
+    hits = 0
+    for sim in range(300):
+        h = rng.normal(size=200)
+        a, b = h + rng.normal(size=200), h + rng.normal(size=200)
+        hits += _per_pair_swap_p(a, b, np.round(h * 2), items, 199, sim) < 0.05
+    assert hits / 300 >= 0.12, hits / 300  # measured: 17.3 % here (per-item swap: 4.6 %)
 
 
 def test_a_metric_with_less_noise_is_found_better_far_more_often():
