@@ -61,7 +61,7 @@ def test_demo_options_with_the_lite_extra():
 
 def test_the_demo_prints_the_score_command_that_reproduces_it(capsys, tmp_path):
     """The demo's numbers for SAM are `nlgmetrics score sam`'s on the same example."""
-    from nlgmetrics.examples import example
+    from nlgmetrics.registry import example
 
     assert cli.main(["demo", "--quiet"]) in (0, 1)
     out = capsys.readouterr().out

@@ -167,8 +167,10 @@ class Scorer(abc.ABC):
         (:mod:`nlgmetrics.core.significance`): a function from positions (resamples x n, into
         ``records``, duplicates allowed) to one corpus score per resample, each what
         :meth:`reduce_records` gives for those records re-indexed 0..n-1. Default: that
-        reduction run per resample; a metric overrides it with an equal, faster form."""
-        from .significance import reduce_each
+        reduction run per resample (:func:`~nlgmetrics.core.resampling.reduce_each`, exact for every
+        metric); a metric overrides it with an equal, faster form (a mean-reduced metric:
+        :func:`~nlgmetrics.core.resampling.mean_resampler`)."""
+        from .resampling import reduce_each
 
         return reduce_each(self, records)
 
