@@ -9,10 +9,12 @@ from __future__ import annotations
 import json
 import textwrap
 
+import numpy as np
 import pytest
 
 import nlgmetrics
 from nlgmetrics import cli, registry
+from nlgmetrics.core.resampling import reduce_each
 
 NAME = "toysix"
 CONFIG = '''
@@ -39,8 +41,7 @@ SCORER = '''
 from typing import List
 
 from nlgmetrics.core.inputs import Inputs, Record
-from nlgmetrics.core.result import MetricResult
-from nlgmetrics.core.scorer import Scorer, mean_reduce
+from nlgmetrics.core.scorer import Scorer
 
 from .config import ToySixConfig
 
@@ -55,10 +56,7 @@ class ToySix(Scorer):
             tokens, known = h.split(), set(r.split())
             share = sum(t in known for t in tokens) / len(tokens) if tokens else 0.0
             out.append({"id": i, "score": self.config.scale * share})
-        return out
-
-    def reduce_records(self, records: List[Record]) -> MetricResult:
-        return mean_reduce(self, records)
+        return out  # the corpus step is the core's default: the mean, resampled as such
 '''
 INIT = '''"""A toy sixth metric."""
 from .config import ToySixConfig
@@ -118,6 +116,11 @@ def test_python_score_compare_and_meta_eval(toysix):
     better = ["the cat sat", "the dog ran", "something else", "a cat"]  # every system B token known
     comparison = nlgmetrics.compare(NAME, {"A": HYPS, "B": better}, REFS, resamples=50, trials=50)
     assert comparison.systems[1].diff == pytest.approx(1.0 - sum(EXPECTED) / 4, abs=1e-12)
+    scorer, positions = nlgmetrics.load(NAME), np.array([[0, 0, 3, 1], [2, 1, 1, 3]])
+    records = scorer.segment_records(scorer.validate(HYPS, REFS))
+    assert scorer.resampler(records)(positions) == pytest.approx([
+        (2 * EXPECTED[0] + EXPECTED[3] + EXPECTED[1]) / 4, (EXPECTED[2] + 2 * EXPECTED[1] + EXPECTED[3]) / 4])
+    assert scorer.resampler(records)(positions) == pytest.approx(reduce_each(scorer, records)(positions))
     out = nlgmetrics.meta_eval(NAME, HYPS, REFS, human=[3.0, 2.0, 0.0, 1.0], systems=["A", "A", "B", "B"],
                                items=[1, 2, 1, 2], bootstrap=0)
     assert out["metric"] == NAME and NAME in out["signature"]

@@ -1,9 +1,10 @@
 """Resamplers for the significance tests (:mod:`nlgmetrics.core.significance`) and meta-evaluation:
 a resampler maps positions (resamples x segments, into a list of records, duplicates allowed)
-to one corpus score per resample. :func:`reduce_each` reruns a metric's own corpus reduction
-per resample (exact for every metric: the Scorer's default, :meth:`Scorer.resampler
-<nlgmetrics.core.scorer.Scorer.resampler>`); :func:`mean_resampler` is the fast form for a
-metric whose corpus score is the mean of its segment scores.
+to one corpus score per resample. :func:`mean_resampler` is the form for a metric whose corpus
+score is the mean of its segment scores (the core's default reduction and resampler,
+:meth:`Scorer.resampler <nlgmetrics.core.scorer.Scorer.resampler>`); :func:`reduce_each`
+reruns a metric's own corpus reduction per resample (exact for every metric: the default of a
+metric with its own reduction).
 
 >>> import numpy as np
 >>> mean_resampler([1.0, 2.0, 4.0])(np.array([[0, 1, 2], [2, 2, 0]])).tolist()
