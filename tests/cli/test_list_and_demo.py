@@ -110,3 +110,18 @@ def test_the_rules_are_in_the_help_epilogs(argv, sections, capsys):
     out = capsys.readouterr().out
     for section in sections:
         assert f"\n{section}\n" in out
+
+
+def test_a_local_checkpoint_named_by_the_examples_variable_is_what_the_demo_runs(monkeypatch, tmp_path):
+    """DATScore's EXAMPLE names NLGMETRICS_DATSCORE_MODEL (its config.py, not the CLI): set to a
+    folder, the demo runs the example's options on it; a path that is no folder is one error."""
+    monkeypatch.setattr("nlgmetrics.core.facts.model_cached", lambda repo: False)
+    monkeypatch.delenv("NLGMETRICS_DATSCORE_MODEL", raising=False)
+    assert demo_plan("datscore")[0] is None
+    monkeypatch.setenv("NLGMETRICS_DATSCORE_MODEL", str(tmp_path))
+    options, why = demo_plan("datscore")
+    assert options == {"model": str(tmp_path), "source_lang": "fr", "target_lang": "en"}
+    assert why.endswith(f"shown with --model {tmp_path} --source-lang fr --target-lang en")
+    monkeypatch.setenv("NLGMETRICS_DATSCORE_MODEL", str(tmp_path / "absent"))
+    with pytest.raises(ValueError, match="environment variable NLGMETRICS_DATSCORE_MODEL=.* must name a local directory"):
+        demo_plan("datscore")

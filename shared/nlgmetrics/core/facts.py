@@ -163,14 +163,6 @@ def example_of(cls: Any) -> Example:
     return _declared(cls, "EXAMPLE", Example)
 
 
-def presets_of(cls: Any) -> Dict[str, Dict[str, Any]]:
-    """The named configurations of a Scorer or Config class (``PRESETS`` of its config module,
-    name -> options, ``default`` first; ``{"default": {}}`` when it declares none)."""
-    config_cls = getattr(cls, "Config", cls)
-    found = getattr(sys.modules.get(config_cls.__module__), "PRESETS", None)
-    return {k: dict(v) for k, v in found.items()} if isinstance(found, Mapping) else {"default": {}}
-
-
 class HigherIsBetter:
     """``higher_is_better`` on a Scorer or Config, as torchmetrics declares it on the class:
     on the class, the default configuration's direction; on an instance, its own (a RoMe
