@@ -209,7 +209,7 @@ def _score_systems(name: str, options: Dict[str, Any], predictions: Any, referen
 
     cls = scorer_class(name)
     call = resolve(cls, options)
-    extras = {k: list(v) for k, v in call.extras.items()}
+    extras: Dict[str, Sequence[Any]] = {k: list(v) for k, v in call.extras.items()}
     for k, values in extras.items():
         if len(values) != n:
             raise ValueError(f"{k} has {len(values)} items but human has {n}; give one per prediction")

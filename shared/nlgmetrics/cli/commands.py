@@ -23,7 +23,8 @@ def demo_plan(name: str) -> Tuple[Optional[Dict[str, Any]], str]:
     if need is None or not need.missing():
         return {}, "score's defaults"
     local = registry.example(name).local_options()
-    fallback = local if local else (facts.offline_need().options if facts.offline_need() is not None else None)
+    offline = facts.offline_need()
+    fallback = local or (dict(offline.options) if offline is not None else None)
     why = f"the defaults ({need.label}) need {', '.join(need.missing())}"
     if fallback is None:
         return None, why
