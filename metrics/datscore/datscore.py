@@ -1,6 +1,7 @@
 """DATScore as a Hugging Face ``evaluate`` metric: a thin wrapper over ``nlgmetrics.datscore``."""
 import evaluate
 
+from nlgmetrics.datscore.config import PRESETS
 from nlgmetrics.integrations import evaluate as support
 
 _CITATION = """\
@@ -25,13 +26,8 @@ directions are used: Hypo <-> Ref and Hypo <-> Trans2. Scores are in log-probabi
 (negative; higher is better).
 """
 
-_CONFIGS = {
-    "default": {},
-    "reference": {"directions": "reference"},
-    "bartscore": {"directions": "bartscore"},
-}
 
-_KWARGS_DESCRIPTION = support.kwargs_description("datscore", configs=_CONFIGS, inputs="""\
+_KWARGS_DESCRIPTION = support.kwargs_description("datscore", configs=PRESETS, inputs="""\
     predictions (list of str): hypotheses (in target_lang).
     references (list of str): one reference per hypothesis (in target_lang).
     sources (list of str): the sources (in source_lang); the "default" configuration takes
@@ -58,7 +54,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description("datscore", configs=_CONFIGS, i
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class DATScore(support.Metric):
     metric_name = "datscore"
-    CONFIGS = _CONFIGS
+    CONFIGS = PRESETS
     DESCRIPTION, CITATION, KWARGS_DESCRIPTION = _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION
     REFERENCE_URLS = ("https://arxiv.org/abs/2210.06576",)
 

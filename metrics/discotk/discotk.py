@@ -1,6 +1,7 @@
 """DiscoTK as a Hugging Face ``evaluate`` metric: a thin wrapper over ``nlgmetrics.discotk``."""
 import evaluate
 
+from nlgmetrics.discotk.config import PRESETS
 from nlgmetrics.integrations import evaluate as support
 
 _CITATION = """\
@@ -28,13 +29,8 @@ the project's offline heuristic RST-style parser (an approximation of the paper'
 parser), or from the inputs themselves when they are bracketed RST trees.
 """
 
-_CONFIGS = {
-    "default": {},
-    "light": {"variant": "light"},
-    "party": {"variant": "party"},
-}
 
-_KWARGS_DESCRIPTION = support.kwargs_description("discotk", configs=_CONFIGS, inputs="""\
+_KWARGS_DESCRIPTION = support.kwargs_description("discotk", configs=PRESETS, inputs="""\
     predictions (list of str): hypotheses (plain text, or bracketed RST trees such as
         "(Elaboration[N][S] _!first unit!_ _!second unit!_)").
     references (list of str): one reference per prediction, in the same format.
@@ -59,6 +55,6 @@ _KWARGS_DESCRIPTION = support.kwargs_description("discotk", configs=_CONFIGS, in
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class DiscoTK(support.Metric):
     metric_name = "discotk"
-    CONFIGS = _CONFIGS
+    CONFIGS = PRESETS
     DESCRIPTION, CITATION, KWARGS_DESCRIPTION = _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION
     REFERENCE_URLS = ("https://aclanthology.org/W14-3352",)

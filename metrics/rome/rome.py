@@ -2,6 +2,7 @@
 import evaluate
 
 from nlgmetrics.integrations import evaluate as support
+from nlgmetrics.rome.config import PRESETS
 
 _CITATION = """\
 @inproceedings{rony-etal-2022-rome,
@@ -28,16 +29,8 @@ installed; needs the hub) and "lite" (all-MiniLM-L6-v2, the project's CoLA head,
 offline). With several references per prediction the best one counts.
 """
 
-_CONFIGS = {
-    "default": {},
-    "paper": {"profile": "paper"},
-    "lite": {"profile": "lite"},
-    "lite-emd": {"profile": "lite", "component": "emd"},
-    "lite-ted": {"profile": "lite", "component": "ted"},
-    "lite-grammar": {"profile": "lite", "component": "grammar"},
-}
 
-_KWARGS_DESCRIPTION = support.kwargs_description("rome", configs=_CONFIGS, inputs="""\
+_KWARGS_DESCRIPTION = support.kwargs_description("rome", configs=PRESETS, inputs="""\
     predictions (list of str): generated sentences.
     references (list of str, or list of list of str): one or several references each (the
         best one counts).
@@ -59,6 +52,6 @@ _KWARGS_DESCRIPTION = support.kwargs_description("rome", configs=_CONFIGS, input
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class RoMe(support.Metric):
     metric_name = "rome"
-    CONFIGS = _CONFIGS
+    CONFIGS = PRESETS
     DESCRIPTION, CITATION, KWARGS_DESCRIPTION = _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION
     REFERENCE_URLS = ("https://aclanthology.org/2022.acl-long.387",)

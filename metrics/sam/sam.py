@@ -3,6 +3,7 @@ nlgmetrics.sam."""
 import evaluate
 
 from nlgmetrics.integrations import evaluate as support
+from nlgmetrics.sam.config import PRESETS
 
 _CITATION = """\
 @inproceedings{saadany-etal-2021-sentiment,
@@ -32,17 +33,8 @@ sentivader, joins VADER's emotion and social-media valences (MIT) to a SentiWord
 passed as lexicon="path".
 """
 
-_CONFIGS = {
-    "default": {},
-    "meteor": {"base": "meteor"},
-    "bleu": {"base": "bleu"},
-    "chrf": {"base": "chrf"},
-    "bertscore": {"base": "bertscore"},
-    "bertscore-lite": {"base": "bertscore", "profile": "lite"},
-    "given": {"base": "given"},
-}
 
-_KWARGS_DESCRIPTION = support.kwargs_description("sam", configs=_CONFIGS, inputs="""\
+_KWARGS_DESCRIPTION = support.kwargs_description("sam", configs=PRESETS, inputs="""\
     predictions (list of str): hypotheses (machine translations).
     references (list of str): one reference per hypothesis.
 """, returns="""\
@@ -78,7 +70,7 @@ _KWARGS_DESCRIPTION = support.kwargs_description("sam", configs=_CONFIGS, inputs
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class SAM(support.Metric):
     metric_name = "sam"
-    CONFIGS = _CONFIGS
+    CONFIGS = PRESETS
     DESCRIPTION, CITATION, KWARGS_DESCRIPTION = _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION
     REFERENCE_URLS = ("https://aclanthology.org/2021.ranlp-1.137/",)
 

@@ -2,6 +2,7 @@
 import evaluate
 
 from nlgmetrics.integrations import evaluate as support
+from nlgmetrics.texteval.config import PRESETS
 
 _CITATION = """\
 @inproceedings{brew-thompson-1994-automatic,
@@ -25,15 +26,8 @@ dimension by classical multidimensional scaling and scores the text by its coord
 toward the consensus.
 """
 
-_CONFIGS = {
-    "default": {},
-    "tags": {"features": "tags"},
-    "words": {"features": "words"},
-    "classes": {"features": "classes"},
-    "scaling": {"approach": "scaling"},
-}
 
-_KWARGS_DESCRIPTION = support.kwargs_description("texteval", configs=_CONFIGS, inputs="""\
+_KWARGS_DESCRIPTION = support.kwargs_description("texteval", configs=PRESETS, inputs="""\
     predictions (list of str): the texts to rate.
     references (list of list of str): for each prediction, its standard set (other translations
         of the same source; the prediction itself is not among them). Rows may share one set;
@@ -55,6 +49,6 @@ _KWARGS_DESCRIPTION = support.kwargs_description("texteval", configs=_CONFIGS, i
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class TextEval(support.Metric):
     metric_name = "texteval"
-    CONFIGS = _CONFIGS
+    CONFIGS = PRESETS
     DESCRIPTION, CITATION, KWARGS_DESCRIPTION = _DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION
     REFERENCE_URLS = ("https://aclanthology.org/H94-1020",)

@@ -1,20 +1,27 @@
 """nlgmetrics: DATScore, RoMe, DiscoTK, TextEval and SAM on one scoring core.
 
-Where things are (layers point down: surfaces -> this API -> metrics -> core)::
+Where things are (layers point down: surfaces -> registry -> metrics -> core)::
 
-    __init__.py        the public API: load, score, list_metrics, metric_path, scorer_class,
-                       compute_metrics_fn (and REGISTRY, metric name -> scorer class)
-    core/              what two or more metrics share: config (the option model), inputs (the one
-                       input step), scorer (the Scorer template), result + signature, records,
-                       models, embeddings, linguistic, lexical, stats, cache, resources
+    __init__.py        re-exports the public API (below) and compute_metrics_fn, the Trainer hook
+    registry.py        REGISTRY (metric name -> scorer class), load, score, compare, meta_eval,
+                       list_metrics, scorer_class, metric_path, example: every surface imports these
+    core/              what two or more metrics share: config (the option model), call (the one
+                       front door: options and per-segment inputs of a call), inputs, scorer (the
+                       Scorer template), result + signature, facts (a metric's declared facts and
+                       example), records (the records-file format), files (input files),
+                       significance, meta_eval, models, embeddings, linguistic, lexical, stats,
+                       cache, resources
     datscore/ rome/ discotk/ texteval/ sam/
-                       one package per metric: config.py (Config, options), scorer.py (the
-                       Scorer), explain.py (what a Space or report draws), and its own parts
-    integrations/      evaluate plumbing (evaluate.py), the Trainer hook (transformers.py,
-                       decoding.py), torch.distributed (distributed.py)
+                       one package per metric: config.py (Config, options, FACTS, PRESETS,
+                       EXAMPLE), scorer.py (the Scorer), explain.py (what a Space or report
+                       draws), and its own parts
+    integrations/      evaluate plumbing (evaluate.py, evaluate_install.py), the records reader
+                       (records_reader.py), the Trainer hook (transformers.py, decoding.py),
+                       torch.distributed (distributed.py)
     cli/               the command line; options.py (--flags from a Config), cards.py (the
-                       cards' options tables), files.py (input files)
+                       cards' options tables), trees.py (discourse-tree files)
     space/             the Gradio page builder the Spaces (spaces/<name>/app.py) use
+    evaluate_modules/  the evaluate wrappers (metrics/<name>/<name>.py, mapped by setup.cfg)
     data/              shipped lexicons and trained heads
 
 >>> import nlgmetrics
@@ -23,100 +30,10 @@ Where things are (layers point down: surfaces -> this API -> metrics -> core)::
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import threading
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple, Type, Union
-
-if TYPE_CHECKING:
-    from nlgmetrics.core.config import MetricConfig
-    from nlgmetrics.core.scorer import Scorer
-
-    from .core.result import MetricResult
-    from .core.significance import Comparison
+from typing import Any, Callable, Dict, List, Optional
 
 from .core.version import __version__
-
-#: metric name -> (module, class)
-REGISTRY: Dict[str, Tuple[str, str]] = {
-    "datscore": ("nlgmetrics.datscore", "DATScore"),
-    "rome": ("nlgmetrics.rome", "RoMe"),
-    "discotk": ("nlgmetrics.discotk", "DiscoTK"),
-    "texteval": ("nlgmetrics.texteval", "TextEval"),
-    "sam": ("nlgmetrics.sam", "SAM"),
-}
-
-_SCORERS: Dict[Tuple[str, Tuple[Any, ...]], Any] = {}
-_LOCK = threading.Lock()
-
-
-def list_metrics() -> List[str]:
-    """Names of the metrics whose module is installed."""
-    return [name for name, (module, _) in REGISTRY.items() if importlib.util.find_spec(module) is not None]
-
-
-def scorer_class(name: str) -> Type["Scorer"]:
-    """The scorer class of a metric by name."""
-    key = name.lower()
-    if key not in REGISTRY:
-        raise ValueError(f"unknown metric {name!r}; available: {', '.join(REGISTRY)}")
-    module, cls = REGISTRY[key]
-    try:
-        return getattr(importlib.import_module(module), cls)
-    except ModuleNotFoundError as err:
-        if err.name == module:
-            raise ValueError(f"metric {name!r} is not part of this installation") from err
-        raise
-
-
-def load(name: str, config: Optional["MetricConfig"] = None, *, quiet: Optional[bool] = None,
-         **options: Any) -> "Scorer":
-    """A scorer for metric ``name``, created once per process and normalised configuration:
-    equivalent options (a default spelled out, another order) return the same scorer, until
-    a file an option names (a lexicon, a weights file) holds other content. ``config`` gives
-    the configuration itself (``nlgmetrics.load("sam", SAMConfig(base="chrf"))``), instead of
-    options. ``quiet`` is a run-time switch, not part of the configuration."""
-    from .core.call import config_of
-    from .core.option_files import option_files_key
-
-    cls = scorer_class(name)
-    config = config_of(cls, config, options)
-    key = (name.lower(), config.key())
-    files = option_files_key(config)  # a file an option names, rewritten since: a new scorer
-    with _LOCK:
-        kept = _SCORERS.get(key)
-        if kept is None or kept[0] != files:
-            scorer = cls(config, quiet=bool(quiet))
-            _SCORERS[key] = (files, scorer)
-        else:
-            scorer = kept[1]
-            if quiet is not None:
-                scorer.quiet = quiet
-        return scorer
-
-
-def score(name: str, predictions: Any, references: Any = None, sources: Any = None,
-          **options: Any) -> "MetricResult":
-    """Score with metric ``name``: ``nlgmetrics.score("sam", hyps, refs, base="chrf")``. The
-    metric's per-segment inputs (``extra_inputs``: SAM's ``base_scores``) go to its ``score``
-    with the texts; every other keyword is a configuration option (the call is resolved by
-    :func:`nlgmetrics.core.call.resolve`)."""
-    from .core.call import resolve
-
-    quiet = options.pop("quiet", None)
-    call = resolve(scorer_class(name), options)
-    return load(name, call.config, quiet=quiet).score(predictions, references, sources, **call.extras)
-
-
-def metric_path(name: str) -> str:
-    """Directory of the metric's evaluate module: ``evaluate.load(metric_path("rome"))``."""
-    scorer_class(name)  # validates the name
-    modules = importlib.import_module("nlgmetrics.evaluate_modules")  # mapped onto metrics/ by setup.cfg
-    path = Path(str(modules.__file__)).resolve().parent / name.lower()
-    if not (path / f"{name.lower()}.py").exists():
-        raise FileNotFoundError(f"evaluate module for {name!r} not found at {path}")
-    return str(path)
+from .registry import REGISTRY, compare, example, list_metrics, load, meta_eval, metric_path, score, scorer_class
 
 
 def compute_metrics_fn(metric: Any, tokenizer: Any, sources: Optional[List[str]] = None,
@@ -127,120 +44,5 @@ def compute_metrics_fn(metric: Any, tokenizer: Any, sources: Optional[List[str]]
     return _fn(metric, tokenizer, sources=sources, **kwargs)
 
 
-def compare(metric: str, predictions: Union[Mapping[str, Sequence[str]], Sequence[Sequence[str]]],
-            references: Any = None, sources: Any = None, *, resamples: int = 1000,
-            trials: int = 10000, seed: int = 12345, confidence: float = 0.95,
-            quiet: Optional[bool] = None, **options: Any) -> "Comparison":
-    """Is system B better than system A? ``predictions`` holds each system's outputs of the
-    same segments (a mapping name -> outputs, or a list; the first is the baseline). Every
-    system is scored once; then :func:`nlgmetrics.core.significance.compare_records`. A per-segment input of the metric
-    (SAM's ``base_scores``) is given per system: a list with one per-segment list per system.
-    Every other keyword is a configuration option of the metric.
-
-    >>> import nlgmetrics
-    >>> c = nlgmetrics.compare("sam", [["the cat sat"] * 12, ["a dog ran"] * 12], ["the cat sat"] * 12,
-    ...                        base="chrf", resamples=200, trials=200)
-    >>> c.systems[1].diff < 0, c.systems[1].p_randomization < 0.01
-    (True, True)
-    """
-    from .core.call import resolve
-    from .core.significance import compare_records
-
-    call = resolve(scorer_class(metric), options)
-    extras = call.extras
-    if isinstance(predictions, (str, bytes)) or not isinstance(predictions, (Mapping, Sequence)):
-        raise ValueError("predictions must map system names to their outputs, or list each system's outputs")
-    named = dict(predictions) if isinstance(predictions, Mapping) else {
-        f"system{k + 1}": p for k, p in enumerate(predictions)}
-    for name, values in extras.items():
-        if not isinstance(values, Sequence) or len(values) != len(named):
-            raise ValueError(f"{name} must list one per-segment list per system ({len(named)} systems)")
-    scorer = load(metric, call.config, quiet=quiet)
-    records: Dict[str, List[Any]] = {}
-    for k, (name, outputs) in enumerate(named.items()):
-        inputs = scorer.validate(outputs, references, sources, **{e: v[k] for e, v in extras.items()})
-        if len(inputs) == 0:
-            raise ValueError(f"the outputs of {name} are empty; give at least one segment")
-        records[name] = scorer.segment_records(inputs)
-    return compare_records(scorer, records, resamples=resamples, trials=trials, seed=seed, confidence=confidence)
-
-
-def meta_eval(metric: str, predictions: Any = None, references: Any = None, sources: Any = None, *,
-              human: Any = None, systems: Optional[Sequence[Optional[Hashable]]] = None,
-              items: Optional[Sequence[Optional[Hashable]]] = None, bootstrap: int = 1000, seed: int = 0,
-              permutations: int = 1000, mtme: Optional[str] = None, lp: Optional[str] = None,
-              ref: Optional[str] = None, against: Optional[Any] = None, alternative: str = "two-sided",
-              quiet: Optional[bool] = None,
-              **options: Any) -> Dict[str, Any]:
-    """Score the rows with ``metric`` (each system's rows as one corpus; keywords are its
-    options) and meta-evaluate the scores against ``human`` (None: missing)
-    (:func:`nlgmetrics.core.meta_eval.meta_evaluate`); the result also holds the metric and
-    its signature. ``mtme=DIR, lp="de-en"`` reads an mt-metrics-eval EvalSet instead of
-    ``predictions``... (``ref``: the reference name, ``human``: the human score name).
-    ``against``: a second metric, a name or ``(name, {options})``; its comparison is under
-    ``"against"`` (:func:`nlgmetrics.core.metric_vs_metric.compare_metrics`; ``alternative``:
-    ``"two-sided"`` or ``"greater"``, the one-sided p of "metric is better than against").
-
-    >>> import nlgmetrics
-    >>> out = nlgmetrics.meta_eval("sam", ["a cat", "the cat", "a dog", "the dog"], ["the cat"] * 4,
-    ...                            human=[0.5, 1.0, 0.0, 0.2], systems=["A", "B", "A", "B"],
-    ...                            items=[1, 1, 2, 2], base="chrf", bootstrap=0)
-    >>> out["pairwise"]["pairwise_accuracy"]["value"], out["item"]["tie_calibrated_accuracy"]["value"]
-    (1.0, 1.0)
-    """
-    from .core.meta_eval import meta_evaluate
-
-    human_systems = None
-    if mtme is not None:
-        from .core import mtme as mtme_files
-
-        if predictions is not None or systems is not None or items is not None:
-            raise ValueError("mtme reads the predictions, systems and items from the EvalSet: give none of them")
-        rows = mtme_files.evalset_rows(mtme_files.read_evalset(mtme, lp or ""), ref, human)
-        predictions, references, sources = rows.predictions, rows.references, rows.sources
-        human, systems, items = rows.human, rows.systems, rows.items
-        human_systems = rows.human_systems
-    if human is None or isinstance(human, str):
-        raise ValueError("human must list one human score (or None) per prediction")
-    human = list(human)
-    systems = list(systems) if systems is not None else [None] * len(human)
-
-    def run(name: str, opts: Dict[str, Any]) -> Any:
-        return _score_systems(name, opts, predictions, references, sources, systems, len(human), quiet)
-
-    scores, by_system = run(metric, options)
-    out = meta_evaluate(scores, human, systems, items, bootstrap=bootstrap, seed=seed, permutations=permutations,
-                        system_scores=by_system, human_systems=human_systems)
-    result = {"metric": metric, "signature": by_system.signature, **out}
-    if against is not None:
-        from .core.metric_vs_metric import compare_metrics
-
-        name, opts = (against, {}) if isinstance(against, str) else against
-        other, other_systems = run(name, dict(opts))
-        result["against"] = {"metric": name, **compare_metrics(
-            scores, other, human, systems, items or [None] * len(human), by_system, other_systems,
-            bootstrap=bootstrap, seed=seed, permutations=permutations, human_systems=human_systems,
-            alternative=alternative)}
-    return result
-
-
-def _score_systems(name: str, options: Dict[str, Any], predictions: Any, references: Any, sources: Any,
-                   systems: List[Any], n: int, quiet: Optional[bool]) -> Any:
-    """meta_eval's scoring: the call resolved by the core's front door, each system's rows one
-    corpus (:func:`nlgmetrics.core.meta_system.score_systems`)."""
-    from .core.call import resolve
-    from .core.meta_system import score_systems
-
-    cls = scorer_class(name)
-    call = resolve(cls, options)
-    extras = {k: list(v) for k, v in call.extras.items()}
-    for k, values in extras.items():
-        if len(values) != n:
-            raise ValueError(f"{k} has {len(values)} items but human has {n}; give one per prediction")
-    return score_systems(load(name, call.config, quiet=quiet), systems, list(predictions),
-                         None if cls.references_mode == "none" else references,
-                         None if cls.sources_mode == "none" else sources, extras)
-
-
 __all__ = ["__version__", "list_metrics", "load", "score", "metric_path", "compute_metrics_fn",
-           "scorer_class", "compare", "meta_eval", "REGISTRY"]
+           "scorer_class", "compare", "meta_eval", "example", "REGISTRY"]

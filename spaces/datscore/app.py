@@ -16,7 +16,7 @@ import gradio as gr
 from nlgmetrics import space as ui
 from nlgmetrics.datscore import DEFAULT_MODEL, DIRECTION_SETS, DIRECTION_WEIGHTINGS, DATScore
 from nlgmetrics.datscore.seq2seq import TOKEN_WEIGHTINGS
-from nlgmetrics.examples import example
+from nlgmetrics.registry import example
 from nlgmetrics.space.languages import language_choices
 
 _DEMO = example("datscore").inputs

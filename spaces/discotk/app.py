@@ -12,7 +12,7 @@ import gradio as gr
 from nlgmetrics import space as ui
 from nlgmetrics.discotk import PARTY_MEMBERS, DiscoTK
 from nlgmetrics.discotk.discourse import REPRESENTATIONS, DiscourseTree
-from nlgmetrics.examples import example
+from nlgmetrics.registry import example
 
 _DEMO = example("discotk").inputs
 _REF3 = "He stayed at home because it was raining, although he wanted to go out."

@@ -10,7 +10,7 @@ import gradio as gr
 import numpy as np
 
 from nlgmetrics import space as ui
-from nlgmetrics.examples import example
+from nlgmetrics.registry import example
 from nlgmetrics.rome import RoMe
 from nlgmetrics.rome.explain import alignment_map
 

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Mapping, Optional
 import gradio as gr
 
 from nlgmetrics import space as ui
-from nlgmetrics.examples import example
+from nlgmetrics.registry import example
 from nlgmetrics.texteval import TextEval
 from nlgmetrics.texteval.explain import segment_ranking
 

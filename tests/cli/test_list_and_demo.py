@@ -61,7 +61,7 @@ def test_demo_options_with_the_lite_extra():
 
 def test_the_demo_prints_the_score_command_that_reproduces_it(capsys, tmp_path):
     """The demo's numbers for SAM are `nlgmetrics score sam`'s on the same example."""
-    from nlgmetrics.examples import example
+    from nlgmetrics.registry import example
 
     assert cli.main(["demo", "--quiet"]) in (0, 1)
     out = capsys.readouterr().out
@@ -110,3 +110,18 @@ def test_the_rules_are_in_the_help_epilogs(argv, sections, capsys):
     out = capsys.readouterr().out
     for section in sections:
         assert f"\n{section}\n" in out
+
+
+def test_a_local_checkpoint_named_by_the_examples_variable_is_what_the_demo_runs(monkeypatch, tmp_path):
+    """DATScore's EXAMPLE names NLGMETRICS_DATSCORE_MODEL (its config.py, not the CLI): set to a
+    folder, the demo runs the example's options on it; a path that is no folder is one error."""
+    monkeypatch.setattr("nlgmetrics.core.facts.model_cached", lambda repo: False)
+    monkeypatch.delenv("NLGMETRICS_DATSCORE_MODEL", raising=False)
+    assert demo_plan("datscore")[0] is None
+    monkeypatch.setenv("NLGMETRICS_DATSCORE_MODEL", str(tmp_path))
+    options, why = demo_plan("datscore")
+    assert options == {"model": str(tmp_path), "source_lang": "fr", "target_lang": "en"}
+    assert why.endswith(f"shown with --model {tmp_path} --source-lang fr --target-lang en")
+    monkeypatch.setenv("NLGMETRICS_DATSCORE_MODEL", str(tmp_path / "absent"))
+    with pytest.raises(ValueError, match="environment variable NLGMETRICS_DATSCORE_MODEL=.* must name a local directory"):
+        demo_plan("datscore")

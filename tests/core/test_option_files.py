@@ -270,7 +270,7 @@ def test_the_command_line_refuses_an_input_file_cut_after_it_was_checked(tmp_pat
 # -- 8. the records writer's temporary file ------------------------------------------------------
 def test_a_records_file_with_a_long_name_is_written_and_errors_name_it(tmp_path):
     """A 251-byte name failed with 'File name too long': the temporary name's ('.name.XXXXXXXX')."""
-    from nlgmetrics.integrations.records import RecordsWriter
+    from nlgmetrics.core.records import RecordsWriter
 
     target = tmp_path / ("r" * 245 + ".jsonl")
     with RecordsWriter(str(target), {"metric": "x"}) as out:
@@ -314,7 +314,7 @@ def test_a_records_temporary_that_cannot_be_opened_is_reported_under_the_records
     """The open of the temporary file was the one step whose OSError named '.out.jsonl.XXXXXXXX'."""
     import builtins
 
-    from nlgmetrics.integrations import records
+    from nlgmetrics.core import records
 
     real_open = builtins.open
 

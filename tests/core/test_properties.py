@@ -1,5 +1,5 @@
 """Property-based tests (hypothesis) over every registered metric and the toy scorer, each on
-the offline configuration of ``nlgmetrics.examples`` (DATScore on a tiny random M2M-100):
+the offline configuration of each metric's ``EXAMPLE`` (DATScore on a tiny random M2M-100):
 
 - any list of Unicode strings (lone surrogates, BOMs, controls, emoji, empty) gives finite
   scores or a ``ValueError``, never another exception;
@@ -26,7 +26,7 @@ from toy_scorers import ToyChrf
 
 import nlgmetrics
 from nlgmetrics.core.scorer import Scorer
-from nlgmetrics.examples import example
+from nlgmetrics.registry import example
 
 # DATScore's tiny random model translates to its cap, and these corpora are below the
 # one-vs-rest minimum: both warnings are expected here (test_datscore_hardening checks them)

@@ -4,7 +4,7 @@ import stat
 
 import pytest
 
-from nlgmetrics.integrations.records import RecordsWriter
+from nlgmetrics.core.records import RecordsWriter
 
 HEADER = {"metric": "toy", "options": {}, "signature": "s", "n_segments": 1, "shard": [1, 1], "inputs": "x"}
 

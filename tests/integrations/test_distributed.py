@@ -254,7 +254,7 @@ def offline_options(name):
     installed or not yet on the configuration API)."""
     if not migrated(name):
         return None
-    from nlgmetrics.examples import example
+    from nlgmetrics.registry import example
 
     options = example(name).options
     if options is None:

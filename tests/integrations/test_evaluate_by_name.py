@@ -21,7 +21,7 @@ CHECK = textwrap.dedent('''
     import json
     import evaluate, nlgmetrics
     from evaluate.loading import evaluation_module_factory
-    from nlgmetrics import examples
+    from nlgmetrics import registry
     from nlgmetrics.integrations import evaluate_install as evaluate_support
 
     assert evaluate_support.main([]) == 0          # the documented step
@@ -35,7 +35,7 @@ CHECK = textwrap.dedent('''
                 continue
             out["loaded"][path] = type(evaluate.load(path)).__name__
     # one metric scored end to end (cheap: TextEval on word counts, no model)
-    example = examples.example("texteval")
+    example = registry.example("texteval")
     for path in ("texteval", "nlgmetrics/texteval"):
         got = evaluate.load(path, "words").compute(**example.inputs)
         core = nlgmetrics.score("texteval", **example.inputs, features="words")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import nlgmetrics
-from nlgmetrics import cli, examples
+from nlgmetrics import cli, registry
 
 NAMES = sorted(nlgmetrics.REGISTRY)
 
@@ -21,9 +21,9 @@ def tiny_m2m(tiny_m2m100):
 def options_for(name, tiny_m2m_path=None):
     """Constructor options that run offline: the metric's example options, or for DATScore the
     tiny local model."""
-    options = examples.example(name).options
+    options = registry.example(name).options
     if options is not None:
-        renamed = nlgmetrics.scorer_class(name).Config.RENAMED  # examples.py may lag a rename
+        renamed = nlgmetrics.scorer_class(name).Config.RENAMED  # an EXAMPLE may lag a rename
         return dict({renamed.get(k, k): v for k, v in options.items()}, quiet=True)
     if name == "datscore":
         return {"model": tiny_m2m_path, "source_lang": "fr", "max_new_tokens": 8, "quiet": True}
@@ -50,7 +50,7 @@ def test_evaluate_load_offline_equals_core(name, offline_options, tmp_path, monk
     path = nlgmetrics.metric_path(name)
     assert Path(path, f"{name}.py").exists() and Path(path, "README.md").exists()
     options = offline_options(name)
-    example = examples.example(name).inputs
+    example = registry.example(name).inputs
     module = evaluate.load(path)
     kwargs = {k: v for k, v in example.items() if v is not None}
     got = module.compute(**kwargs, **options)
@@ -68,7 +68,7 @@ def test_metric_path_errors():
 
 
 def _demo_files(tmp_path, name):
-    example = examples.example(name).inputs
+    example = registry.example(name).inputs
     paths = {}
     for field, flag in (("predictions", "-p"), ("references", "-r"), ("sources", "-s")):
         values = example.get(field)

@@ -25,11 +25,12 @@ import sys
 import warnings
 from typing import Any, List, Optional, Sequence
 
-import nlgmetrics
+from nlgmetrics import registry
 from nlgmetrics.cli import help as help_text
 from nlgmetrics.cli.common import CLIError, Parser, add_metric_options, print_error
 from nlgmetrics.cli.compare import add_compare_arguments
 from nlgmetrics.cli.score import add_score_arguments
+from nlgmetrics.core.version import __version__
 
 
 def _command(module: str, name: str) -> Any:
@@ -58,7 +59,7 @@ def _metric_in(argv: Sequence[str]) -> Optional[str]:
         return None
     for i, token in enumerate(argv[1:], start=1):
         prev = argv[i - 1]
-        if token in nlgmetrics.REGISTRY and (i == 1 or not prev.startswith("-") or prev in _FLAGS_WITHOUT_VALUE):
+        if token in registry.REGISTRY and (i == 1 or not prev.startswith("-") or prev in _FLAGS_WITHOUT_VALUE):
             return token
     return None
 
@@ -67,7 +68,7 @@ def _metric_class(name: Optional[str]) -> Optional[type]:
     if name is None:
         return None
     try:
-        return nlgmetrics.scorer_class(name)
+        return registry.scorer_class(name)
     except ValueError:
         return None  # the parser's choices give the error
 
@@ -77,7 +78,7 @@ def build_parser(metric: Optional[str] = None) -> Parser:
     cls = _metric_class(metric)
     parser = Parser(prog="nlgmetrics", description=(__doc__ or "").split("\n")[0], epilog=help_text.MAIN,
                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"nlgmetrics {nlgmetrics.__version__}")
+    parser.add_argument("--version", action="version", version=f"nlgmetrics {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     sub.add_parser("list", help="list the metrics").set_defaults(func=cmd_list)
     _add_scoring_commands(sub, cls)
@@ -88,7 +89,7 @@ def build_parser(metric: Optional[str] = None) -> Parser:
 
 def _common(p: Parser) -> None:
     """The arguments every per-metric command takes."""
-    p.add_argument("metric", choices=sorted(nlgmetrics.REGISTRY),
+    p.add_argument("metric", choices=sorted(registry.REGISTRY),
                    help="the metric (nlgmetrics score METRIC --help lists its options)")
     p.add_argument("--json", action="store_true", help="print JSON (non-finite numbers as null)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-import nlgmetrics
+from nlgmetrics import registry
 from nlgmetrics.core.config import MetricConfig
 
 START = "<!-- options:start -->"
@@ -35,16 +35,16 @@ class MissingMarkers(ValueError):
 
 def card_path(name: str) -> Path:
     """The card of metric ``name`` (in a checkout: ``metrics/<name>/README.md``)."""
-    from nlgmetrics import evaluate_modules  # type: ignore[attr-defined]  # mapped onto metrics/
+    from nlgmetrics import evaluate_modules  # type: ignore[attr-defined,unused-ignore]  # mapped onto metrics/
 
-    if name not in nlgmetrics.REGISTRY:
-        raise ValueError(f"unknown metric {name!r}; available: {', '.join(nlgmetrics.REGISTRY)}")
+    if name not in registry.REGISTRY:
+        raise ValueError(f"unknown metric {name!r}; available: {', '.join(registry.REGISTRY)}")
     return Path(evaluate_modules.__file__).resolve().parent / name / "README.md"
 
 
 def options_table(name: str) -> str:
     """The options table of metric ``name``, generated from its configuration."""
-    return markdown_table(nlgmetrics.scorer_class(name).Config)
+    return markdown_table(registry.scorer_class(name).Config)
 
 
 def has_markers(text: str) -> bool:
@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table is out of date")
     args = parser.parse_args(argv)
     status = 0
-    for name in args.names or list(nlgmetrics.REGISTRY):
+    for name in args.names or list(registry.REGISTRY):
         try:
             if args.check:
                 ok = in_sync(name)

@@ -4,27 +4,27 @@ from __future__ import annotations
 import argparse
 from typing import Any, Dict, List, Optional, Tuple
 
-import nlgmetrics
+from nlgmetrics import registry
 from nlgmetrics.cli.common import CLIError, scorer_class, write_result
 from nlgmetrics.cli.options import parse_key_values
 from nlgmetrics.core.facts import facts_of
-from nlgmetrics.examples import example
 from nlgmetrics.integrations import distributed
 
 
 def demo_plan(name: str) -> Tuple[Optional[Dict[str, Any]], str]:
     """The options ``nlgmetrics demo`` scores metric ``name`` with, and a line saying why:
     ``score``'s own defaults (``{}``) when what they need is installed here; else the first
-    way to run offline that is (the metric's FACTS), saying what the defaults need; ``None``
-    when nothing installed runs it offline (DATScore: unless NLGMETRICS_DATSCORE_MODEL names a
-    local checkpoint, the example's options)."""
-    cls = nlgmetrics.scorer_class(name)
+    way to run offline that is: the example's options when its ``model_env`` names a local
+    checkpoint (DATScore's NLGMETRICS_DATSCORE_MODEL), else the metric's FACTS, saying what the
+    defaults need; ``None`` when nothing installed runs it offline."""
+    cls = registry.scorer_class(name)
     facts = facts_of(cls)
     need = facts.need_of(cls.Config.from_options())
     if need is None or not need.missing():
         return {}, "score's defaults"
-    local = example(name).options if name == "datscore" else None
-    fallback = local if local else (facts.offline_need().options if facts.offline_need() is not None else None)
+    local = registry.example(name).local_options()
+    offline = facts.offline_need()
+    fallback = local or (dict(offline.options) if offline is not None else None)
     why = f"the defaults ({need.label}) need {', '.join(need.missing())}"
     if fallback is None:
         return None, why
@@ -38,9 +38,9 @@ def _flags(options: Dict[str, Any]) -> List[str]:
 def cmd_list(args: argparse.Namespace) -> int:
     """One line per metric from its FACTS: what it is and, per profile, what it needs and
     whether that is installed here."""
-    for name in nlgmetrics.list_metrics():
+    for name in registry.list_metrics():
         try:
-            line = facts_of(nlgmetrics.scorer_class(name)).line()
+            line = facts_of(registry.scorer_class(name)).line()
         except Exception as err:  # noqa: BLE001 - list the others; say why this one is out
             line = f"[not available: {type(err).__name__}: {err}]"
         print(f"{name:9s} {line}")
@@ -73,14 +73,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
     offline way installed, saying so), with the ``nlgmetrics score`` command that gives the same
     numbers."""
     failures = 0
-    for name in nlgmetrics.list_metrics():
+    for name in registry.list_metrics():
         options, why = demo_plan(name)
         if options is None:
             print(f"{name}: skipped, nothing installed runs it offline ({why})")
             continue
-        inputs = example(name).inputs
+        inputs = registry.example(name).inputs
         try:
-            result = nlgmetrics.load(name, quiet=args.quiet, **options).score(
+            result = registry.load(name, quiet=args.quiet, **options).score(
                 inputs["predictions"], inputs.get("references"), inputs.get("sources"))
         except Exception as err:  # noqa: BLE001 - report and go on with the next metric
             failures += 1

@@ -10,7 +10,7 @@ import re
 import sys
 from typing import IO, Any, List, Optional, Sequence
 
-import nlgmetrics
+from nlgmetrics import registry
 from nlgmetrics.cli import options as cli_options
 from nlgmetrics.core.call import resolve
 from nlgmetrics.core.config import MetricConfig
@@ -57,7 +57,7 @@ CLI_SYNTAX = CLISyntax()
 
 def scorer_class(name: str) -> Any:
     try:
-        return nlgmetrics.scorer_class(name)
+        return registry.scorer_class(name)
     except ValueError as err:
         raise CLIError(str(err)) from None
 
@@ -149,7 +149,7 @@ def load_scorer(name: str, config: MetricConfig, quiet: bool) -> Any:
     from nlgmetrics.core.models import ModelUnavailableError
 
     try:
-        return nlgmetrics.load(name, config, quiet=quiet)
+        return registry.load(name, config, quiet=quiet)
     except InputFileError as err:
         raise CLIError(str(err)) from None
     except (ValueError, FileNotFoundError, OSError, ModelUnavailableError) as err:

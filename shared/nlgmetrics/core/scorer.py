@@ -165,9 +165,11 @@ class Scorer(abc.ABC):
     def score_segments(self, inputs: Inputs) -> List[Record]:
         """Per-segment work; independent across segments except for shared caches."""
 
-    @abc.abstractmethod
     def reduce_records(self, records: List[Record]) -> MetricResult:
-        """Corpus reduction over records sorted by ``id``, each id once."""
+        """Corpus reduction over records sorted by ``id``, each id once. Default: the core's
+        mean reduction (:func:`mean_reduce`: the corpus score is the mean of the records'
+        ``score``); a metric with a corpus-level step overrides it."""
+        return mean_reduce(self, records)
 
     @classmethod
     def record_fields(cls, config: MetricConfig) -> Optional[Dict[str, Field]]:
@@ -186,10 +188,15 @@ class Scorer(abc.ABC):
         """Corpus scores of resampled corpora for significance tests
         (:mod:`nlgmetrics.core.significance`): a function from positions (resamples x n, into
         ``records``, duplicates allowed) to one corpus score per resample, each what
-        :meth:`reduce_records` gives for those records re-indexed 0..n-1. Default: that
-        reduction run per resample; a metric overrides it with an equal, faster form."""
-        from .significance import reduce_each
+        :meth:`reduce_records` gives for those records re-indexed 0..n-1. Default: with the
+        core's mean reduction, the mean resampler
+        (:func:`~nlgmetrics.core.resampling.mean_resampler`); with a metric's own reduction,
+        that reduction run per resample (:func:`~nlgmetrics.core.resampling.reduce_each`, exact
+        for every metric), which the metric may override with an equal, faster form."""
+        from .resampling import mean_resampler, reduce_each
 
+        if type(self).reduce_records is Scorer.reduce_records:
+            return mean_resampler([float(r["score"]) for r in records])
         return reduce_each(self, records)
 
     def signature_facts(self) -> Dict[str, Any]:

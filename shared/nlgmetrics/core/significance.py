@@ -29,16 +29,15 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
+
+from .resampling import Resampler, mean_resampler, reduce_each, reindexed
 
 if TYPE_CHECKING:
     from .inputs import Record
     from .scorer import Scorer
-
-#: positions (resamples x segments, into a list of records) -> one corpus score per resample
-Resampler = Callable[[np.ndarray], np.ndarray]
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_TRIALS = 10000
@@ -46,34 +45,6 @@ DEFAULT_SEED = 12345
 #: how many position values one chunk of resamples holds at most (memory stays ~64 MB)
 CHUNK_VALUES = 2**23
 _TIE_TOLERANCE = 1e-9
-
-
-def reindexed(records: Sequence["Record"], positions: Sequence[int]) -> List["Record"]:
-    """The records at ``positions`` (duplicates allowed), as a corpus of their own: shallow
-    copies with ids ``0..n-1`` in that order, which every ``reduce_records`` accepts."""
-    return [{**records[int(p)], "id": k} for k, p in enumerate(positions)]
-
-
-def reduce_each(scorer: "Scorer", records: Sequence["Record"]) -> Resampler:
-    """The reference resampler: the metric's ``reduce_records`` run on each resampled corpus
-    (:func:`reindexed`), its corpus score kept. Exact for every metric, slow (a full reduction
-    with its details per resample)."""
-    recs = list(records)
-
-    def run(positions: np.ndarray) -> np.ndarray:
-        return np.array([scorer.reduce_records(reindexed(recs, row)).score for row in positions], dtype=float)
-
-    return run
-
-
-def mean_resampler(values: Union[Sequence[float], np.ndarray]) -> Resampler:
-    """The resampler of a metric whose corpus score is the mean of its segment scores."""
-    v = np.asarray(values, dtype=float)
-
-    def run(positions: np.ndarray) -> np.ndarray:
-        return v[positions].mean(axis=1)
-
-    return run
 
 
 def draw_counts(positions: np.ndarray, size: int) -> np.ndarray:

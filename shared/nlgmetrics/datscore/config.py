@@ -9,7 +9,7 @@ from nlgmetrics.datscore.seq2seq import TOKEN_WEIGHTINGS
 
 from ..core.budget import WORDS, Budget
 from ..core.config import MetricConfig, option
-from ..core.facts import MetricFacts, Need
+from ..core.facts import Example, MetricFacts, Need
 from .directions import (
     DIRECTION_SETS,
     DIRECTION_WEIGHTINGS,
@@ -155,3 +155,22 @@ FACTS = MetricFacts(
     score_range="(-inf, 0]: weighted mean token log-probability (nats), closer to 0 is better",
     needs=(Need("paper", {"profile": "paper"}, models=(DEFAULT_MODEL,)),),
     language_note="M2M-100's 100 languages, named by source_lang and target_lang (no detection needed)")
+
+
+#: the evaluate module's named configurations (evaluate.load(path, name)), name -> options
+PRESETS = {
+    "default": {},
+    "reference": {"directions": "reference"},
+    "bartscore": {"directions": "bartscore"},
+}
+
+#: the demo's, the Space's and the tests' example: offline only with a local M2M-100 checkpoint
+#: named by NLGMETRICS_DATSCORE_MODEL
+EXAMPLE = Example({
+    "sources": ["Le chat est assis sur le tapis.", "Il pleut depuis ce matin.",
+                "Nous avons perdu le match hier soir."],
+    "references": ["The cat is sitting on the mat.", "It has been raining since this morning.",
+                   "We lost the match last night."],
+    "predictions": ["The cat sits on the carpet.", "It rains since the morning.",
+                    "We won the game yesterday evening."],
+}, {"source_lang": "fr", "target_lang": "en"}, model_env="NLGMETRICS_DATSCORE_MODEL")

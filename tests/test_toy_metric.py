@@ -1,0 +1,173 @@
+"""A sixth metric added by writing only its package (config.py with its FACTS, PRESETS and
+EXAMPLE; scorer.py; __init__.py) in tmp_path and one registry line: every surface works for it
+with nothing else changed: Python (score, compare, meta_eval), the CLI (score, list, demo),
+the evaluate module (a wrapper shaped like metrics/<name>/<name>.py) and the Space page builder.
+The toy scores unigram precision (hand-computable): per segment the share of the hypothesis'
+tokens that occur in the reference, times ``scale``; the corpus score is the mean."""
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+import nlgmetrics
+from nlgmetrics import cli, registry
+from nlgmetrics.core.resampling import reduce_each
+
+NAME = "toysix"
+CONFIG = '''
+"""The toy's options and facts."""
+from dataclasses import dataclass
+
+from nlgmetrics.core.config import MetricConfig, option
+from nlgmetrics.core.facts import Example, MetricFacts, Need
+
+
+@dataclass(frozen=True)
+class ToySixConfig(MetricConfig):
+    scale: float = option(1.0, "factor on the precision", low=0.0)
+
+
+FACTS = MetricFacts(summary="ToySix: unigram precision", higher_is_better=True, score_range="[0, scale]",
+                    needs=(Need("every option", {}),))
+PRESETS = {"default": {}, "double": {"scale": 2.0}}
+EXAMPLE = Example({"predictions": ["the cat sat", "a dog ran off"],
+                   "references": ["the cat sat down", "the dog ran"]}, {"scale": 1.0})
+'''
+SCORER = '''
+"""The toy's scorer."""
+from typing import List
+
+from nlgmetrics.core.inputs import Inputs, Record
+from nlgmetrics.core.scorer import Scorer
+
+from .config import ToySixConfig
+
+
+class ToySix(Scorer):
+    name = "toysix"
+    Config = ToySixConfig
+
+    def score_segments(self, inputs: Inputs) -> List[Record]:
+        out = []
+        for i, h, r in zip(inputs.ids, inputs.predictions, inputs.references):
+            tokens, known = h.split(), set(r.split())
+            share = sum(t in known for t in tokens) / len(tokens) if tokens else 0.0
+            out.append({"id": i, "score": self.config.scale * share})
+        return out  # the corpus step is the core's default: the mean, resampled as such
+'''
+INIT = '''"""A toy sixth metric."""
+from .config import ToySixConfig
+from .scorer import ToySix
+'''
+WRAPPER = '''
+"""ToySix as an evaluate metric, shaped like metrics/<name>/<name>.py."""
+import evaluate
+
+from nlgmetrics.integrations import evaluate as support
+from toysix.config import PRESETS
+
+_KWARGS_DESCRIPTION = support.kwargs_description("toysix", configs=PRESETS, inputs="""\\
+    predictions (list of str): hypotheses.
+    references (list of str): references.
+""", returns="""\\
+    score (float): mean unigram precision.
+""", examples="""\\
+    >>> 1
+    1
+""")
+
+
+@evaluate.utils.file_utils.add_start_docstrings("ToySix.", _KWARGS_DESCRIPTION)
+class ToySixMetric(support.Metric):
+    metric_name = "toysix"
+    CONFIGS = PRESETS
+    DESCRIPTION, CITATION, KWARGS_DESCRIPTION = "ToySix.", "", _KWARGS_DESCRIPTION
+'''
+HYPS = ["the cat sat", "a dog ran off", "nothing here", "the the cat"]
+REFS = ["the cat sat down", "the dog ran", "something else", "a cat"]
+EXPECTED = [1.0, 2 / 4, 0.0, 1 / 3]  # tokens of the hypothesis found in the reference
+
+
+@pytest.fixture
+def toysix(tmp_path, monkeypatch):
+    """The toy's package written in tmp_path, put on sys.path, and its one registry line."""
+    package = tmp_path / "pkgs" / NAME
+    package.mkdir(parents=True)
+    for file, text in (("__init__.py", INIT), ("config.py", CONFIG), ("scorer.py", SCORER)):
+        (package / file).write_text(textwrap.dedent(text), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(package.parent))
+    monkeypatch.setitem(registry.REGISTRY, NAME, (NAME, "ToySix"))  # the one registry line
+    return package
+
+
+def _lines(path, lines):
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def test_python_score_compare_and_meta_eval(toysix):
+    result = nlgmetrics.score(NAME, HYPS, REFS)
+    assert result.scores == pytest.approx(EXPECTED, abs=1e-12)
+    assert result.score == pytest.approx(sum(EXPECTED) / 4, abs=1e-12)
+    assert nlgmetrics.score(NAME, HYPS, REFS, scale=2.0).scores == pytest.approx([2 * s for s in EXPECTED])
+    better = ["the cat sat", "the dog ran", "something else", "a cat"]  # every system B token known
+    comparison = nlgmetrics.compare(NAME, {"A": HYPS, "B": better}, REFS, resamples=50, trials=50)
+    assert comparison.systems[1].diff == pytest.approx(1.0 - sum(EXPECTED) / 4, abs=1e-12)
+    scorer, positions = nlgmetrics.load(NAME), np.array([[0, 0, 3, 1], [2, 1, 1, 3]])
+    records = scorer.segment_records(scorer.validate(HYPS, REFS))
+    assert scorer.resampler(records)(positions) == pytest.approx([
+        (2 * EXPECTED[0] + EXPECTED[3] + EXPECTED[1]) / 4, (EXPECTED[2] + 2 * EXPECTED[1] + EXPECTED[3]) / 4])
+    assert scorer.resampler(records)(positions) == pytest.approx(reduce_each(scorer, records)(positions))
+    out = nlgmetrics.meta_eval(NAME, HYPS, REFS, human=[3.0, 2.0, 0.0, 1.0], systems=["A", "A", "B", "B"],
+                               items=[1, 2, 1, 2], bootstrap=0)
+    assert out["metric"] == NAME and NAME in out["signature"]
+    # the toy's scores order the four rows as the human scores do: perfect segment-level Kendall
+    assert out["item"]["tie_calibrated_accuracy"]["value"] == pytest.approx(1.0)
+
+
+def test_cli_score_list_and_demo(toysix, tmp_path, capsys, monkeypatch):
+    hyp, ref = _lines(tmp_path / "hyp.txt", HYPS), _lines(tmp_path / "ref.txt", REFS)
+    assert cli.main(["score", NAME, "-p", hyp, "-r", ref, "--scale", "2", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["scores"] == pytest.approx([2 * s for s in EXPECTED], abs=1e-12)
+    monkeypatch.setattr(registry, "REGISTRY", {NAME: registry.REGISTRY[NAME]})  # list and demo: the toy alone
+    assert cli.main(["list"]) == 0
+    assert capsys.readouterr().out.startswith(f"{NAME:9s} ToySix: unigram precision — every option: offline")
+    assert cli.main(["demo"]) == 0
+    out = capsys.readouterr().out
+    demo = nlgmetrics.score(NAME, *registry.example(NAME).inputs.values())
+    assert out.startswith(f"{NAME}: {demo.score:.4f}  {demo.signature}\n")
+    assert f"the same with: nlgmetrics score {NAME} -p HYPS -r REFS" in out
+
+
+def test_evaluate_module(toysix, tmp_path):
+    evaluate = pytest.importorskip("evaluate")
+    folder = tmp_path / "module" / NAME
+    folder.mkdir(parents=True)
+    (folder / f"{NAME}.py").write_text(textwrap.dedent(WRAPPER), encoding="utf-8")
+    out = evaluate.load(str(folder)).compute(predictions=HYPS, references=REFS)
+    assert out["scores"] == pytest.approx(EXPECTED, abs=1e-12)
+    double = evaluate.load(str(folder), "double").compute(predictions=HYPS, references=REFS)
+    assert double["scores"] == pytest.approx([2 * s for s in EXPECTED], abs=1e-12)
+
+
+def test_space_page(toysix):
+    gr = pytest.importorskip("gradio")
+    from nlgmetrics import space as ui
+
+    example = registry.example(NAME).inputs
+    spec = ui.SpaceSpec(metric=NAME, title="ToySix", summary="unigram precision", intro="A toy.",
+                        settings=["scale"], visuals=lambda: [gr.HTML(elem_id="toysix-visual")],
+                        examples=[{k: "\n".join(v) for k, v in example.items()}],
+                        explain=lambda scorer, result, inputs: [gr.HTML("")],
+                        reading=lambda scorer: ui.Reading("0 to scale", "the mean of the segments",
+                                                          (ui.Anchor("exact copy", "the cat", "the cat"),
+                                                           ui.Anchor("an error", "a dog", "the cat"))))
+    demo = ui.build_space(spec, preload=False)
+    score = next(f.fn for f in demo.fns.values() if f.api_name == "score")
+    _, shown, *_ = score("\n".join(HYPS), "\n".join(REFS), "", 1.0)
+    expected = nlgmetrics.score(NAME, HYPS, REFS).score
+    assert f'data-value="{expected!r}"' in shown
