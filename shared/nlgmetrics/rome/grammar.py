@@ -2,7 +2,7 @@
 
 - :class:`TunedGrammarHead` (lite profile): all-MiniLM-L6-v2 with its six transformer layers
   fine-tuned on CoLA's train split and a linear classifier on the masked mean of the last layer
-  (``python -m nlgmetrics.training.rome_grammar``). The shipped ``rome_grammar_lite.npz``
+  (``python shared/tools/training/rome_grammar.py``). The shipped ``rome_grammar_lite.npz``
   (4.8 MiB) stores each tuned weight matrix's delta against the packaged encoder as 4-bit codes
   with one float16 scale per group of 64 values (:func:`quantize_delta`; on CoLA's dev
   sentences probabilities move by at most 0.018 from the float16 deltas, 99.7-100% of the
@@ -288,12 +288,12 @@ def read_head(weights: str | Path, option: str = "grammar_model") -> tuple[list[
     file = read_option_file(weights, option, shipped=True, max_bytes=MAX_OPTION_BYTES)
     if file.data[:4] not in (b"PK\x03\x04", b"PK\x05\x06"):  # a zip archive (an empty one too)
         raise OptionFileError(f"{where}: not a .npz archive (a .npz grammar head is a zip archive written by "
-                              "python -m nlgmetrics.training.rome_grammar)")
+                              "python shared/tools/training/rome_grammar.py)")
     try:
         with np.load(io.BytesIO(file.data), allow_pickle=False) as data:
             if "lora_scale" not in data and "tuned_layers" not in data:
                 raise OptionFileError(f"{where}: not a tuned grammar head (no lora_scale); retrain it with "
-                                      "python -m nlgmetrics.training.rome_grammar")
+                                      "python shared/tools/training/rome_grammar.py")
             states = member_states(data)
             scale = float(data["lora_scale"]) if "lora_scale" in data else 0.0
             metrics = json.loads(str(data["metrics"])) if "metrics" in data else {}
@@ -308,7 +308,7 @@ def read_head(weights: str | Path, option: str = "grammar_model") -> tuple[list[
 
 class TunedGrammarHead:
     """The lite profile's CoLA classifier, loaded from a ``.npz`` written by
-    ``python -m nlgmetrics.training.rome_grammar`` (factors and deltas against the packaged
+    ``python shared/tools/training/rome_grammar.py`` (factors and deltas against the packaged
     encoder, merged into its weights at load). An ensemble file holds several such heads: the
     probability is the sigmoid of their mean logit (the decision threshold is folded into
     every member's bias, so P > 0.5 is the decision either way)."""

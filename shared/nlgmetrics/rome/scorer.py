@@ -79,14 +79,14 @@ class RoMe(Scorer):
         needs = NEEDS[cfg.component]
         if cfg.component == "rome" and cfg.scorer_weights not in (None, FIT):
             _check_file_option("scorer_weights", str(cfg.scorer_weights), "a network JSON file (written by "
-                               "python -m nlgmetrics.training.rome_scorer), 'fit', or None for the profile's")
+                               "python shared/tools/training/rome_scorer.py), 'fit', or None for the profile's")
         self.network_source = cfg.network_source() if cfg.component == "rome" else None
         self._network: ScorerNetwork | None = None
         if self.network_source not in (None, FIT):  # read and checked before any model loads
             self._network = ScorerNetwork(str(self.network_source))
         if "grammar" in needs and str(cfg.grammar_model).endswith(".npz"):
-            _check_file_option("grammar_model", str(cfg.grammar_model), "a .npz head (written by python -m "
-                               "nlgmetrics.training.rome_grammar), a hub id or directory, or None for the profile's")
+            _check_file_option("grammar_model", str(cfg.grammar_model), "a .npz head (written by python "
+                               "shared/tools/training/rome_grammar.py), a hub id or directory, or None for the profile's")
         self.encoder: ContextualEncoder | None = None
         if needs & {"emd", "ted"}:
             self.encoder = ContextualEncoder(str(cfg.resource("model")), device=cfg.device, dtype=cfg.dtype,

@@ -13,7 +13,7 @@ Lemmas are lowercased (case variants merge); multiword lemmas keep WordNet's und
 The output is written in SentiWords' ``lemma#pos<TAB>score`` format with ``#`` comment lines,
 sorted, gzip with a fixed header, so every run produces the same bytes::
 
-    python -m nlgmetrics.training.sam_lexicon [--source PATH] [--output PATH]
+    python shared/tools/training/sam_lexicon.py [--source PATH] [--output PATH]
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ DEFAULT_OUTPUT = DATA_DIR / "sentiwordnet_prior.tsv.gz"
 DECIMALS = 4
 HEADER = """# SAM default lexicon: prior polarity of lemma#pos in [-1, 1], derived from SentiWordNet 3.0
 # s(lemma#pos) = sense-rank-weighted mean of (PosScore - NegScore), weights 1/rank; zeros omitted
-# Built by python -m nlgmetrics.training.sam_lexicon (nlgmetrics). Derived from SentiWordNet 3.0,
+# Built by python shared/tools/training/sam_lexicon.py (nlgmetrics). Derived from SentiWordNet 3.0,
 # Copyright 2010 ISTI-CNR (Baccianella, Esuli, Sebastiani), licensed CC BY-SA 3.0
 # (http://creativecommons.org/licenses/by-sa/3.0/); this derived file is shared under the same
 # licence. See sentiwordnet_prior.md and sentiwordnet_prior.LICENSE.

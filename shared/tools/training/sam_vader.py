@@ -18,7 +18,7 @@ each on -4..4 out of context, which is what a prior polarity is. The rule:
 
 Deterministic: sorted, rounded to 4 decimals, gzip with mtime 0::
 
-    python -m nlgmetrics.training.sam_vader [--rule vader|mean] [--output PATH]
+    python shared/tools/training/sam_vader.py [--rule vader|mean] [--output PATH]
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ WORD = re.compile(r"[a-z]+")
 HEADER = """# SAM lexicon 'sentivader': prior polarity of lemma#pos in [-1, 1]
 # = VADER 3.3.2 mean valence / 4 for its one-word entries (replacing, for every pos, the
 # SentiWordNet 3.0 prior; added under a, n, r and v when the prior lacks the word), else the
-# SentiWordNet 3.0 sense-rank-weighted prior. Built by python -m nlgmetrics.training.sam_vader.
+# SentiWordNet 3.0 sense-rank-weighted prior. Built by python shared/tools/training/sam_vader.py.
 # VADER lexicon Copyright (c) 2016 C.J. Hutto, MIT licence. SentiWordNet 3.0 Copyright 2010
 # ISTI-CNR, CC BY-SA 3.0; this combined file is shared under CC BY-SA 3.0 with both notices.
 # See sentivader.md and sentivader.LICENSE.
