@@ -142,6 +142,10 @@ class RoMeConfig(MetricConfig):
     batch_size: int = option(32, "texts per encoder batch", low=1, high=1024, signature="never")
 
     def check(self) -> None:
+        used = [n for n in PROFILES[self.profile] if n not in self.unused_options()]
+        if self.profile != "paper" and all(getattr(self, n) is not None for n in used):
+            raise ValueError(f"profile={self.profile!r} changes nothing here: component={self.component!r} uses only "
+                             f"{', '.join(used)}, all given; leave profile out")
         grammar = str(self.resource("grammar_model"))
         if self.grammar_label is not None and grammar.endswith(".npz"):
             raise ValueError(f"grammar_label={self.grammar_label} applies to a CoLA sequence classifier with one "
