@@ -74,9 +74,7 @@ def _options(name: str, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, A
                    "max_new_tokens": 6, "device": "cpu"}
     if options is None:
         pytest.skip(f"{name} has no offline configuration")
-    # an example still spelled with a 0.1 option name: its new name
-    renamed = getattr(nlgmetrics.scorer_class(name).Config, "RENAMED", {})
-    return {renamed.get(k, k): v for k, v in options.items()}
+    return dict(options)
 
 
 def get_scorer(name: str, tmp_path_factory: pytest.TempPathFactory, **extra: Any) -> Scorer:

@@ -28,8 +28,7 @@ from nlgmetrics.rome import (
     ({"emd_antonyms": "yes"}, "emd_antonyms"),
     ({"emd_names": "spacy"}, "emd_names"),
     ({"grammar_punctuation": "period"}, "grammar_punctuation"),
-    ({"parser": "spacy"}, "renamed to 'linguistic_backend'"),
-    ({"ted_normalisation": "sum"}, "renamed to 'ted_normalization'"),
+    ({"parser": "spacy"}, "unknown option 'parser'"),
     # the lite profile's .npz grammar head has one output: a label index would change nothing
     ({"profile": "lite", "grammar_label": 0}, "grammar_label=0 .*rome_grammar_lite.npz has a single output"),
     ({"profile": "lite", "component": "emd", "grammar_label": 1}, "grammar_label=1"),

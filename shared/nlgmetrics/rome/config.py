@@ -62,7 +62,6 @@ class RoMeConfig(MetricConfig):
 
     BUDGET: ClassVar[Budget] = BUDGET
 
-    RENAMED: ClassVar[dict[str, str]] = {"parser": "linguistic_backend", "ted_normalisation": "ted_normalization"}
     #: options naming a file: nlgmetrics.load keys its scorers by their content (core/option_files.py)
     FILE_OPTIONS: ClassVar[tuple[str, ...]] = ("scorer_weights", "grammar_model")
 

@@ -35,7 +35,6 @@ BUDGET = Budget("tokens", 2_000, TOKENS, max_chars=20_000)
 class SAMConfig(MetricConfig):
     """SAM's options (the card's options table is generated from this class)."""
 
-    RENAMED = {"tagger": "linguistic_backend"}
     #: options naming a file: nlgmetrics.load keys its scorers by their content (core/option_files.py)
     FILE_OPTIONS = ("lexicon",)
     BUDGET = BUDGET
