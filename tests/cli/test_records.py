@@ -258,7 +258,7 @@ def sam_records(tmp_path_factory):
     (folder / "r.txt").write_text("\n".join(SAM_REFS) + "\n")
     out = folder / "sam.jsonl"
     assert cli.main(["score", "sam", "-p", str(folder / "p.txt"), "-r", str(folder / "r.txt"), "--base", "chrf",
-                     "--profile", "lite", "--shard", "1/1", "--records", str(out), "-q"]) == 0
+                     "--shard", "1/1", "--records", str(out), "-q"]) == 0
     return out
 
 

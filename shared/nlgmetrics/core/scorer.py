@@ -66,6 +66,24 @@ class Scorer(abc.ABC):
     def setup(self) -> None:
         """Build what the configuration asks for (models, lexicons); override."""
 
+    @classmethod
+    def for_reduce(cls, config: MetricConfig, signature: str, *, quiet: bool = True) -> "Scorer":
+        """A scorer that only reduces records (``nlgmetrics reduce``): :meth:`setup_reduce`
+        instead of :meth:`setup`, and ``signature`` (the one the records were written under, so
+        the model and backend named are those that scored them) as its signature."""
+        scorer = cls.__new__(cls)
+        scorer.config = config
+        scorer.quiet = quiet
+        scorer._records_signature = signature
+        scorer.setup_reduce()
+        return scorer
+
+    def setup_reduce(self) -> None:
+        """Build only what :meth:`reduce_records`, :meth:`derived_fields` and :meth:`resampler`
+        read (a metric whose reduction needs no model overrides this to load none); default:
+        :meth:`setup`."""
+        self.setup()
+
     # -- the template -----------------------------------------------------------------------
     def validate(self, predictions: Any, references: Any = None, sources: Any = None,
                  ids: Optional[Sequence[int]] = None, **extras: Any) -> Inputs:
@@ -180,7 +198,11 @@ class Scorer(abc.ABC):
     @property
     def signature(self) -> str:
         """Reproducibility string generated from the configuration: every field that differs
-        from its default (and the ``always`` ones), then the resolved facts."""
+        from its default (and the ``always`` ones), then the resolved facts; a scorer made by
+        :meth:`for_reduce`: the records' signature."""
+        signed = self.__dict__.get("_records_signature")
+        if signed is not None:
+            return str(signed)
         return make_signature(self.name, __version__, **self.config.signature_fields(self.signature_facts()))
 
 
