@@ -32,9 +32,10 @@ SHARED = Path(os.environ.get("NLGMETRICS_SHARED", Path(__file__).resolve().paren
 DEFAULT_SOURCE = SHARED / "data" / "lexicons" / "SentiWordNet_3.0.0.txt.gz"
 DEFAULT_OUTPUT = DATA_DIR / "sentiwordnet_prior.tsv.gz"
 DECIMALS = 4
+# the header keeps the script's old module name: it is part of the shipped file's bytes (its digest signs)
 HEADER = """# SAM default lexicon: prior polarity of lemma#pos in [-1, 1], derived from SentiWordNet 3.0
 # s(lemma#pos) = sense-rank-weighted mean of (PosScore - NegScore), weights 1/rank; zeros omitted
-# Built by python shared/tools/training/sam_lexicon.py (nlgmetrics). Derived from SentiWordNet 3.0,
+# Built by python -m nlgmetrics.training.sam_lexicon (nlgmetrics). Derived from SentiWordNet 3.0,
 # Copyright 2010 ISTI-CNR (Baccianella, Esuli, Sebastiani), licensed CC BY-SA 3.0
 # (http://creativecommons.org/licenses/by-sa/3.0/); this derived file is shared under the same
 # licence. See sentiwordnet_prior.md and sentiwordnet_prior.LICENSE.

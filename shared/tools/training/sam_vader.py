@@ -33,10 +33,11 @@ from training.sam_lexicon import DECIMALS, write_gzip
 DEFAULT_OUTPUT = DATA_DIR / "sentivader.tsv.gz"
 RULES = ("vader", "mean")
 WORD = re.compile(r"[a-z]+")
+# the header keeps the script's old module name: it is part of the shipped file's bytes (its digest signs)
 HEADER = """# SAM lexicon 'sentivader': prior polarity of lemma#pos in [-1, 1]
 # = VADER 3.3.2 mean valence / 4 for its one-word entries (replacing, for every pos, the
 # SentiWordNet 3.0 prior; added under a, n, r and v when the prior lacks the word), else the
-# SentiWordNet 3.0 sense-rank-weighted prior. Built by python shared/tools/training/sam_vader.py.
+# SentiWordNet 3.0 sense-rank-weighted prior. Built by python -m nlgmetrics.training.sam_vader.
 # VADER lexicon Copyright (c) 2016 C.J. Hutto, MIT licence. SentiWordNet 3.0 Copyright 2010
 # ISTI-CNR, CC BY-SA 3.0; this combined file is shared under CC BY-SA 3.0 with both notices.
 # See sentivader.md and sentivader.LICENSE.
