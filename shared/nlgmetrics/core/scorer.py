@@ -50,6 +50,8 @@ class Scorer(abc.ABC):
     #: configuration's, on a scorer its own configuration's
     higher_is_better = HigherIsBetter()
     _TEMPLATE: ClassVar[Tuple[str, ...]] = ("score", "reduce", "validate", "segment_records")
+    #: the signature of the records a scorer made by :meth:`for_reduce` reduces
+    _records_signature: Optional[str] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -200,9 +202,8 @@ class Scorer(abc.ABC):
         """Reproducibility string generated from the configuration: every field that differs
         from its default (and the ``always`` ones), then the resolved facts; a scorer made by
         :meth:`for_reduce`: the records' signature."""
-        signed = self.__dict__.get("_records_signature")
-        if signed is not None:
-            return str(signed)
+        if self._records_signature is not None:
+            return self._records_signature
         return make_signature(self.name, __version__, **self.config.signature_fields(self.signature_facts()))
 
 

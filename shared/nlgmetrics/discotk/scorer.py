@@ -82,6 +82,8 @@ class DiscoTK(Scorer):
     sources_mode: ClassVar[str] = "none"
     multi_reference: ClassVar[bool] = False
     config: DiscoTKConfig
+    #: MiniLM for party's BERTScore member (asiya+extra), else None
+    encoder: Any
 
     def setup(self) -> None:
         cfg = self.config
@@ -106,7 +108,7 @@ class DiscoTK(Scorer):
         self.variant = cfg.variant
         self.features_used = feature_names(cfg.variant, cfg.members)
         self.extra = cfg.variant == "party" and cfg.members == "asiya+extra"
-        self.encoder: Any = None
+        self.encoder = None
         self.weights_name, self.model = self._resolve_weights()
         #: held while reducing and while fit(use=True) swaps the weights, so that a reduction's
         #: scores, corpus and signature all come from one set of weights
