@@ -30,7 +30,7 @@ METRICS: Dict[str, Any] = {
     "discotk-light": ("discotk", {"variant": "light"}),
     "discotk-party": ("discotk", {"variant": "party"}),
     "texteval": ("texteval", {}),
-    "sam": ("sam", {"profile": "lite"}),
+    "sam": ("sam", {}),  # METEOR: no model, so no profile
     "rome": ("rome", {"profile": "lite"}),
 }
 WARMUP = 20

@@ -259,7 +259,7 @@ def plot(cells: Dict[Tuple[str, int], Dict[str, Any]], sizes: List[int], path: P
 STREAMING: List[Tuple[str, str, List[str]]] = [
     ("DiscoTK light", "discotk", ["variant=light"]),
     ("TextEval", "texteval", []),
-    ("SAM + chrF", "sam", ["profile=lite", "base=chrf"]),
+    ("SAM + chrF", "sam", ["base=chrf"]),
     ("DATScore", "datscore", ["source_lang=de", "target_lang=en", "beam_size=5", "max_new_tokens=16",
                               "batch_size=16", "device=cpu"]),
     ("SAM + BERTScore", "sam", ["profile=lite", "base=bertscore"]),

@@ -35,7 +35,7 @@ from common import read_jsonl, table, timer, write_results  # noqa: E402
 
 from nlgmetrics.core import stats  # noqa: E402
 from nlgmetrics.core.lexical import sentence_bleu, sentence_chrf  # noqa: E402
-from nlgmetrics.texteval import MODELS, TextEval  # noqa: E402
+from nlgmetrics.texteval import FEATURES, TextEval  # noqa: E402
 
 DATA = "wmt21_da_seg_toen_grouped.jsonl.gz"
 
@@ -127,7 +127,7 @@ def main() -> None:
     for r in rows:
         by_lp[r["lp"]].append(r)
     lps = [lp for lp in sorted(by_lp) if not args.lps or lp in args.lps.split(",")]
-    scorers = {m: TextEval(features=m, distance=args.distance, quiet=True) for m in MODELS}
+    scorers = {m: TextEval(features=m, distance=args.distance, quiet=True) for m in FEATURES}
     results: Dict[str, Any] = {}
     with timer() as t:
         for lp in lps:

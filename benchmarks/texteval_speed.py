@@ -20,7 +20,7 @@ from common import peak_rss_mb, read_jsonl, table, timer, write_results  # noqa:
 
 from nlgmetrics.core.linguistic import get_analyzer  # noqa: E402
 from nlgmetrics.core.resources import wordnet  # noqa: E402
-from nlgmetrics.texteval import MODELS, TextEval  # noqa: E402
+from nlgmetrics.texteval import FEATURES, TextEval  # noqa: E402
 
 
 def main() -> None:
@@ -41,7 +41,7 @@ def main() -> None:
     with timer() as t_spacy:
         get_analyzer()
     rows = []
-    for model in MODELS:
+    for model in FEATURES:
         for approach in ("featurise", "direct", "scaling"):
             if model == "tags":
                 get_analyzer.cache_clear()  # the scorer loads a fresh analyzer (untimed), empty parse cache

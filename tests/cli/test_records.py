@@ -258,7 +258,7 @@ def sam_records(tmp_path_factory):
     (folder / "r.txt").write_text("\n".join(SAM_REFS) + "\n")
     out = folder / "sam.jsonl"
     assert cli.main(["score", "sam", "-p", str(folder / "p.txt"), "-r", str(folder / "r.txt"), "--base", "chrf",
-                     "--profile", "lite", "--shard", "1/1", "--records", str(out), "-q"]) == 0
+                     "--shard", "1/1", "--records", str(out), "-q"]) == 0
     return out
 
 
@@ -271,7 +271,7 @@ def _forged(path, tmp_path, field, value, line=3):
 def test_sam_records_reduce_to_the_scores(sam_records, capsys):
     assert cli.main(["reduce", str(sam_records), "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
-    single = nlgmetrics.load("sam", base="chrf", profile="lite", quiet=True).score(SAM_HYPS, SAM_REFS)
+    single = nlgmetrics.load("sam", base="chrf", quiet=True).score(SAM_HYPS, SAM_REFS)
     assert got["scores"] == single.scores and got["scores"][1] < 50  # 'good' vs 'bad' adjusted
 
 

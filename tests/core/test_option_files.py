@@ -93,7 +93,7 @@ def test_every_file_option_refuses_a_fifo_and_dev_zero_before_any_model_loads(tm
     zero.symlink_to("/dev/zero")
     for path, kind in ((str(fifo), "a FIFO"), (str(zero), "a character device")):
         builds = {"scorer_weights": lambda p: RoMe(profile="lite", scorer_weights=p, quiet=True),
-                  "grammar_model": lambda p: RoMe(profile="lite", component="grammar", grammar_model=p, quiet=True),
+                  "grammar_model": lambda p: RoMe(component="grammar", grammar_model=p, quiet=True),
                   "weights": lambda p: DiscoTK(variant="light", weights=p, quiet=True),
                   "lexicon": load_lexicon}
         loads = {"scorer_weights": ScorerNetwork, "grammar_model": read_head}

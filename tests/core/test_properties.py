@@ -74,9 +74,7 @@ def _options(name: str, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, A
                    "max_new_tokens": 6, "device": "cpu"}
     if options is None:
         pytest.skip(f"{name} has no offline configuration")
-    # an example still spelled with a 0.1 option name: its new name
-    renamed = getattr(nlgmetrics.scorer_class(name).Config, "RENAMED", {})
-    return {renamed.get(k, k): v for k, v in options.items()}
+    return dict(options)
 
 
 def get_scorer(name: str, tmp_path_factory: pytest.TempPathFactory, **extra: Any) -> Scorer:
@@ -300,17 +298,10 @@ BATCH_CORPUS = (
      "Zoë went to Zürich.", "yes it is"],
 )
 BATCH_SIZES = (1, 3, 7, 64, 1024)
-#: RoMe lite's grammar head (rome/grammar.py TunedGrammarHead, fixed-shape passes of
-#: core.models.pass_rows(width, batch_size) rows) gives P(acceptable) that moves ~4e-7 with the
-#: pass's row count: batch_size 1 vs 2-3 vs >= 7 differ for these texts (F_EMD, F_TED and the
-#: encoder metrics do not). Strict: this test fails once that is fixed, to drop the mark.
-ROME_GRAMMAR_ROWS = pytest.mark.xfail(raises=AssertionError, strict=True,
-                                      reason="RoMe's grammar head depends on the pass's row count")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("key", [pytest.param(k, marks=ROME_GRAMMAR_ROWS) if k == "rome-lite" else k
-                                 for k in ENCODER_METRICS])
+@pytest.mark.parametrize("key", list(ENCODER_METRICS))
 def test_encoder_scores_are_bit_identical_for_every_batch_size(key):
     """Issue 37: scores are the same bits for every batch size from 1 to 1024 (fixed-shape
     encoder passes: no batch-dependent padding or reduction order)."""

@@ -118,7 +118,7 @@ def _passes(scorer, records, forge="score"):
 
 @pytest.mark.parametrize("options", [{}, {"damping": "items", "damping_k": 1.0}, {"damping": "same-sign"}])
 def test_sam_records(options):
-    scorer = nlgmetrics.load("sam", base="chrf", profile="lite", quiet=True, **options)
+    scorer = nlgmetrics.load("sam", base="chrf", quiet=True, **options)
     records = scorer.segment_records(scorer.validate(HYPS, REFS))
     assert records[1]["p"] > 0  # 'bad' against 'good': a real adjustment is checked
     _passes(scorer, records)
@@ -193,5 +193,5 @@ _SAM = {}
 
 def _sam(damping):
     if damping not in _SAM:
-        _SAM[damping] = nlgmetrics.load("sam", base="chrf", profile="lite", damping=damping, quiet=True)
+        _SAM[damping] = nlgmetrics.load("sam", base="chrf", damping=damping, quiet=True)
     return _SAM[damping]

@@ -259,8 +259,7 @@ def offline_options(name):
     options = example(name).options
     if options is None:
         return None
-    renamed = nlgmetrics.scorer_class(name).Config.RENAMED  # an example not yet updated to a rename
-    return {renamed.get(k, k): v for k, v in options.items()}
+    return dict(options)
 
 
 def real_metric_cases(tiny_m2m):

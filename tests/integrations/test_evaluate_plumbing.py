@@ -23,8 +23,7 @@ def options_for(name, tiny_m2m_path=None):
     tiny local model."""
     options = registry.example(name).options
     if options is not None:
-        renamed = nlgmetrics.scorer_class(name).Config.RENAMED  # an EXAMPLE may lag a rename
-        return dict({renamed.get(k, k): v for k, v in options.items()}, quiet=True)
+        return dict(options, quiet=True)
     if name == "datscore":
         return {"model": tiny_m2m_path, "source_lang": "fr", "max_new_tokens": 8, "quiet": True}
     pytest.skip(f"{name} has no offline configuration")

@@ -77,7 +77,7 @@ def test_label_padding_is_dropped_when_the_tokenizer_has_no_pad_token():
 
 def test_options_with_a_built_scorer_are_refused():
     """Options passed with a scorer object were ignored without a word."""
-    scorer = nlgmetrics.load("sam", base="chrf", profile="lite")
+    scorer = nlgmetrics.load("sam", base="chrf")
     with pytest.raises(ValueError, match=r"options \['base'\] cannot change an already built scorer"):
         nlgmetrics.compute_metrics_fn(scorer, None, base="bleu")
     assert callable(nlgmetrics.compute_metrics_fn(scorer, None))
@@ -527,7 +527,7 @@ def test_all_masked_labels_warn_and_log_nan_not_zero(word_tok):
     assert len(SourceAwareChrf.calls) == calls + 1
     # with a real metric by name, as a user builds it
     with pytest.warns(UserWarning, match="sam: logged NaN: every label is -100"):
-        out = nlgmetrics.compute_metrics_fn("sam", word_tok, base="chrf", profile="lite")((preds, masked))
+        out = nlgmetrics.compute_metrics_fn("sam", word_tok, base="chrf")((preds, masked))
     assert math.isnan(out["sam"])
 
 

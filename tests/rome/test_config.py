@@ -28,12 +28,17 @@ from nlgmetrics.rome import (
     ({"emd_antonyms": "yes"}, "emd_antonyms"),
     ({"emd_names": "spacy"}, "emd_names"),
     ({"grammar_punctuation": "period"}, "grammar_punctuation"),
-    ({"parser": "spacy"}, "renamed to 'linguistic_backend'"),
-    ({"ted_normalisation": "sum"}, "renamed to 'ted_normalization'"),
+    ({"parser": "spacy"}, "unknown option 'parser'"),
     # the lite profile's .npz grammar head has one output: a label index would change nothing
     ({"profile": "lite", "grammar_label": 0}, "grammar_label=0 .*rome_grammar_lite.npz has a single output"),
     ({"profile": "lite", "component": "emd", "grammar_label": 1}, "grammar_label=1"),
     ({"grammar_model": "head.npz", "grammar_label": 1}, "grammar_label=1 .*head.npz"),
+    # a profile whose every resource the component uses is given explicitly changes nothing
+    ({"profile": "lite", "component": "emd", "model": "minilm"},
+     "profile='lite' changes nothing here: component='emd' uses only model, all given"),
+    ({"profile": "lite", "component": "grammar", "grammar_model": "head.npz"}, "uses only grammar_model, all given"),
+    ({"profile": "lite", "model": "minilm", "grammar_model": "h.npz", "linguistic_backend": "spacy",
+      "scorer_weights": "fit"}, "uses only model, grammar_model, linguistic_backend, scorer_weights, all given"),
 ])
 def test_bad_options_are_refused_by_the_configuration(options, message):
     with pytest.raises(ValueError, match=message):
@@ -42,12 +47,13 @@ def test_bad_options_are_refused_by_the_configuration(options, message):
 
 @pytest.mark.parametrize("options, message", [
     ({"scorer_weights": "nonexistent.json"}, r"scorer_weights='nonexistent.json': no such file \(.*nonexistent.json\)"),
-    ({"grammar_model": "nonexistent.npz", "component": "grammar"}, r"grammar_model='nonexistent.npz': no such file"),
+    ({"grammar_model": "nonexistent.npz", "component": "grammar", "profile": "paper"},
+     r"grammar_model='nonexistent.npz': no such file"),
 ])
 def test_missing_files_are_refused_when_the_scorer_is_built(options, message):
     """Before any model loads, not at the first score with a 'reinstall nlgmetrics' message."""
     with pytest.raises(FileNotFoundError, match=message):
-        RoMe(profile="lite", device="cpu", quiet=True, **options)
+        RoMe(**{"profile": "lite", "device": "cpu", "quiet": True, **options})
 
 
 def test_signature_fields_come_from_the_configuration():

@@ -102,12 +102,23 @@ def test_given_scores_travel_in_records_and_shards():
 
 
 def test_encoder_options_leave_the_signature_when_no_encoder_runs():
-    """profile and dtype shape BERTScore only: with another base they are accepted (a form or
-    a shared option set may carry them) but do not enter the signature, which names what
-    shaped the scores."""
-    plain, tuned = SAM(base="chrf", quiet=True), SAM(base="chrf", profile="lite", dtype="bf16", quiet=True)
+    """dtype shapes BERTScore only: with another base it is accepted (a shared option set may
+    carry the runtime's precision) but does not enter the signature, which names what shaped the
+    scores; nor does the default profile."""
+    plain, tuned = SAM(base="chrf", quiet=True), SAM(base="chrf", dtype="bf16", quiet=True)
     assert plain.signature == tuned.signature and "profile" not in tuned.signature
     assert SAMConfig(base="bertscore", profile="lite", dtype="bf16").signature_fields()["profile"] == "lite"
+
+
+@pytest.mark.parametrize("base", ["bleu", "chrf", "meteor", "given"])
+def test_a_profile_that_changes_nothing_for_the_base_is_an_error(base, capsys):
+    """``--profile lite`` chooses the BERTScore encoder: with another base it did nothing, silently."""
+    with pytest.raises(ValueError, match=f"profile='lite' chooses the BERTScore encoder and changes nothing for "
+                                         f"base='{base}'.*set base='bertscore'"):
+        SAMConfig(base=base, profile="lite")
+    assert SAMConfig(base=base, profile="paper").profile == "paper"  # the default, spelled out
+    code, err = _cli_error(capsys, ["score", "sam", "-p", "h.txt", "-r", "r.txt", "--base", base, "--profile", "lite"])
+    assert code == 2 and err.startswith("error: profile='lite'") and f"base='{base}'" in err
 
 
 def _cli_error(capsys, argv):
@@ -171,3 +182,14 @@ def test_top_level_score_passes_per_segment_inputs():
         nlgmetrics.score("sam", [HYP], [REF], base="given", base_scores=[0.9], lexicon=LEX, bogus=1)
     with pytest.raises(ValueError, match=r"base_scores=\[\.\.\.\]\) is for base='given' only"):
         nlgmetrics.score("sam", [HYP], [REF], base="chrf", base_scores=[0.9], lexicon=LEX)
+
+
+def test_the_space_sends_its_profile_only_where_it_applies():
+    """The SAM Space always shows a profile setting (lite offline): it is dropped for a base that
+    uses no model, so the page's defaults are not refused."""
+    from nlgmetrics.space.runtime import detect_runtime
+    from nlgmetrics.space.settings import ScorerPool
+
+    pool, runtime = ScorerPool("sam"), detect_runtime(())
+    assert "profile" not in pool.options({"profile": "lite", "base": "meteor"}, runtime)
+    assert pool.options({"profile": "lite", "base": "bertscore"}, runtime)["profile"] == "lite"

@@ -1,6 +1,6 @@
 """TextEval hardening (issue 17) and configuration (issue 12): ambiguity classes take WordNet's
 senses of a word as a word (no acronym, letter or element senses), dotted abbreviations are
-one token, the renamed option, the generated signature and the card's options table."""
+one token, an unknown option, the generated signature and the card's options table."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -43,8 +43,8 @@ def test_dotted_abbreviations_are_one_token():
                                                                             "DET", "NOUN"]]
 
 
-def test_renamed_option_and_checked_values():
-    with pytest.raises(ValueError, match="'model' was renamed to 'features'"):
+def test_unknown_option_and_checked_values():
+    with pytest.raises(ValueError, match="unknown option 'model'; the options are: features"):
         TextEval(model="words")
     for options, match in [({"features": "lemmas"}, "unknown features"), ({"ngram": 0}, "ngram must be"),
                            ({"min_r2": 1.5}, "min_r2 must be"), ({"min_r2": float("nan")}, "finite"),

@@ -117,6 +117,8 @@ def _add_scoring_commands(sub: Any, cls: Any) -> None:
     p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", default=[],
                    help="an option of --metric, parsed by its type")
     p.add_argument("--json", action="store_true", help="print JSON (non-finite numbers as null)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars (reduce loads no model but "
+                   "DATScore's, so it shows none otherwise)")
     p.set_defaults(func=cmd_reduce)
 
 

@@ -61,7 +61,7 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     elif args.option:
         raise CLIError("-o needs --metric: give the metric whose options these are")
     try:
-        result = distributed.reduce_files(args.records, args.metric, options, quiet=True)
+        result = distributed.reduce_files(args.records, args.metric, options, quiet=args.quiet)
     except ValueError as err:  # files.InputFileError included
         raise CLIError(str(err)) from None
     write_result(result, args.json)

@@ -87,7 +87,7 @@ def config_from_args(cls: Any, args: argparse.Namespace) -> MetricConfig:
         if "=" not in item:
             raise CLIError(f"-o expects KEY=VALUE, got {item!r}")
         keys.append(item.split("=", 1)[0].strip().replace("-", "_"))
-    unknown = [k for k in keys if k not in known and k not in config_cls.RENAMED]
+    unknown = [k for k in keys if k not in known]
     if unknown:
         raise CLIError(f"{cls.name} does not take option{'s' if len(unknown) > 1 else ''} "
                        f"{', '.join(map(repr, unknown))}; it takes: {', '.join(known)}")

@@ -33,8 +33,9 @@ large files:
 scale out:
   --shard K/N --records part.jsonl scores one shard; nlgmetrics reduce part*.jsonl merges them
   into the single-process result (records carry a fingerprint of the corpus; shards of
-  different inputs are refused; reduce takes the metric and options from --metric/-o and never
-  loads a model or creates a path named by a file; it checks each record field's type and range
+  different inputs are refused; reduce takes the metric and options from --metric/-o, loads no
+  model (the records hold what the models computed; DATScore's reduction names its model's
+  languages, so it loads it) and creates no path named by a file; it checks each record field's type and range
   for the metric and refuses a stored score that disagrees with the record's other fields, exit
   2 with one line naming the file, line and field). Under torchrun, --distributed scores
   data-parallel (gloo on CPU, nccl on GPU); per-segment inputs (--base-scores) shard too.

@@ -256,9 +256,16 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 class _OneOrMore(argparse.Action):
-    """A path, or a list of paths when several are given (tree files, cli/trees.py)."""
+    """A path, or a list of paths when several are given (tree files, cli/trees.py); the option
+    given a second time is an error (argparse would keep only the last use: ``score sam -p A -p
+    B`` scored B alone), with the command that scores several systems."""
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            metric = getattr(namespace, "metric", None) or "METRIC"
+            raise CLIError(f"{'/'.join(self.option_strings)} given twice; score takes one hypothesis file (several "
+                           f"paths after one -p are tree files, for discotk): to score several systems, use "
+                           f"nlgmetrics compare {metric} -p A.txt -p B.txt -r REFS")
         setattr(namespace, self.dest, values[0] if len(values) == 1 else list(values))
 
 

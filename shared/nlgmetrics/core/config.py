@@ -254,8 +254,6 @@ class MetricConfig:
 
     #: options that matter only at run time and never enter the cache key or the signature
     RUNTIME: ClassVar[Tuple[str, ...]] = ()
-    #: old option name -> new name (0.1.0 names; the error says what to write instead)
-    RENAMED: ClassVar[Dict[str, str]] = {}
     #: the direction of the scores under this configuration (the metric's FACTS, core/facts.py)
     higher_is_better = HigherIsBetter()
 
@@ -271,15 +269,6 @@ class MetricConfig:
 
     def check(self) -> None:
         """Cross-field rules of a metric (override); raise ``ValueError``."""
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "inert" in cls.__dict__:
-            raise TypeError(f"{cls.__name__}.inert() was renamed to unused_options() in nlgmetrics 0.2.0")
-
-    def inert(self) -> frozenset:
-        """Renamed: :meth:`unused_options` (this name raises for one release)."""
-        raise TypeError("MetricConfig.inert() was renamed to unused_options() in nlgmetrics 0.2.0")
 
     def unused_options(self) -> frozenset:
         """Options that cannot change a score under this configuration (override): e.g. the
@@ -315,9 +304,6 @@ class MetricConfig:
         """A configuration from keyword options; an unknown name is an error that lists the
         options (a mistyped option never falls back to a default silently)."""
         known = cls.names()
-        for old, new in cls.RENAMED.items():
-            if old in options:
-                raise ValueError(f"option {old!r} was renamed to {new!r} in nlgmetrics 0.2")
         unknown = [k for k in options if k not in known]
         if unknown:
             raise ValueError(f"unknown option{'s' if len(unknown) > 1 else ''} "
@@ -330,8 +316,6 @@ class MetricConfig:
         known = {s.name: s for s in cls.specs()}
         out: Dict[str, Any] = {}
         for key, text in items.items():
-            if key in cls.RENAMED:
-                raise ValueError(f"option {key!r} was renamed to {cls.RENAMED[key]!r} in nlgmetrics 0.2")
             if key not in known:
                 raise ValueError(f"unknown option {key!r}; the options are: {', '.join(known)}")
             out[key] = known[key].parse(text) if isinstance(text, str) else text

@@ -267,16 +267,6 @@ class ArgumentSyntax:
 
 PYTHON_SYNTAX = ArgumentSyntax()
 
-#: 0.2.0 renames: importing an old name raises, naming the new one (for one release)
-_RENAMED = {"Spelling": "ArgumentSyntax", "PYTHON_SPELLING": "PYTHON_SYNTAX"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _RENAMED:
-        raise ImportError(f"nlgmetrics.core.inputs.{name} was renamed to {_RENAMED[name]} in nlgmetrics 0.2.0")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def sort_records(records: List[Record]) -> List[Record]:
     """Records in segment-id order, refusing duplicates (a shard merged twice) and records
     without an integer id."""

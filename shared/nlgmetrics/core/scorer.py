@@ -51,6 +51,8 @@ class Scorer(abc.ABC):
     #: configuration's, on a scorer its own configuration's
     higher_is_better = HigherIsBetter()
     _TEMPLATE: ClassVar[Tuple[str, ...]] = ("score", "reduce", "validate", "segment_records")
+    #: the signature of the records a scorer made by :meth:`for_reduce` reduces
+    _records_signature: Optional[str] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -66,6 +68,24 @@ class Scorer(abc.ABC):
 
     def setup(self) -> None:
         """Build what the configuration asks for (models, lexicons); override."""
+
+    @classmethod
+    def for_reduce(cls, config: MetricConfig, signature: str, *, quiet: bool = True) -> "Scorer":
+        """A scorer that only reduces records (``nlgmetrics reduce``): :meth:`setup_reduce`
+        instead of :meth:`setup`, and ``signature`` (the one the records were written under, so
+        the model and backend named are those that scored them) as its signature."""
+        scorer = cls.__new__(cls)
+        scorer.config = config
+        scorer.quiet = quiet
+        scorer._records_signature = signature
+        scorer.setup_reduce()
+        return scorer
+
+    def setup_reduce(self) -> None:
+        """Build only what :meth:`reduce_records`, :meth:`derived_fields` and :meth:`resampler`
+        read (a metric whose reduction needs no model overrides this to load none); default:
+        :meth:`setup`."""
+        self.setup()
 
     # -- the template -----------------------------------------------------------------------
     def validate(self, predictions: Any, references: Any = None, sources: Any = None,
@@ -207,7 +227,10 @@ class Scorer(abc.ABC):
     @property
     def signature(self) -> str:
         """Reproducibility string generated from the configuration: every field that differs
-        from its default (and the ``always`` ones), then the resolved facts."""
+        from its default (and the ``always`` ones), then the resolved facts; a scorer made by
+        :meth:`for_reduce`: the records' signature."""
+        if self._records_signature is not None:
+            return self._records_signature
         return make_signature(self.name, __version__, **self.config.signature_fields(self.signature_facts()))
 
 

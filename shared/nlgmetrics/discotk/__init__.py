@@ -9,7 +9,7 @@ its reference by subset-tree kernels over five tree representations, then combin
   and MiniLM BERTScore; combined uniformly (per-test-set normalised) or with non-negative
   weights learned by pairwise logistic regression on same-source human better/worse pairs
   (segment score ``sigmoid(w . f + b)`` on the raw features; the shipped weights come from
-  :mod:`nlgmetrics.training.discotk_weights`).
+  ``shared/tools/training/discotk_weights.py`` in a checkout).
 
 Per-segment records carry the raw features, so per-test-set normalisation (corpus level)
 happens in the reduction and sharded records reduce to the same result. Discourse trees come

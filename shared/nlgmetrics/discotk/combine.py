@@ -192,7 +192,7 @@ def has_shipped(variant: str, lexical_layer: str = "flat", members: str = "asiya
 
 
 def shipped_model(variant: str, lexical_layer: str = "flat", members: str = "asiya") -> PairwiseModel:
-    """The default tuned weights shipped with the package (see nlgmetrics.training.discotk_weights)."""
+    """The default tuned weights shipped with the package (built by shared/tools/training/discotk_weights.py in a checkout)."""
     data = json.loads(data_path(WEIGHTS_FILE).read_text())
     key = weights_key(variant, lexical_layer, members)
     if key not in data:

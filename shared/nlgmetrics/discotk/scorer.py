@@ -82,13 +82,12 @@ class DiscoTK(Scorer):
     sources_mode: ClassVar[str] = "none"
     multi_reference: ClassVar[bool] = False
     config: DiscoTKConfig
+    #: MiniLM for party's BERTScore member (asiya+extra), else None
+    encoder: Any
 
     def setup(self) -> None:
         cfg = self.config
-        self.variant = cfg.variant
-        self.features_used = feature_names(cfg.variant, cfg.members)
-        self.extra = cfg.variant == "party" and cfg.members == "asiya+extra"
-        self.encoder: Any = None
+        self.setup_reduce()
         if self.extra:
             from ..core.embeddings import ContextualEncoder
             from ..core.models import ModelUnavailableError
@@ -101,6 +100,15 @@ class DiscoTK(Scorer):
                                             "which need no encoder") from None
         self.parser = HeuristicRSTParser(cfg.linguistic_backend, cfg.spacy_model)
         self._cache: LRUCache[str, Analysis] = LRUCache(max_entries=cfg.cache_size, max_bytes=CACHE_BYTES)
+
+    def setup_reduce(self) -> None:
+        """What the reduction reads: the features, the weights (read and checked before any model
+        of :meth:`setup` loads); no parser or encoder."""
+        cfg = self.config
+        self.variant = cfg.variant
+        self.features_used = feature_names(cfg.variant, cfg.members)
+        self.extra = cfg.variant == "party" and cfg.members == "asiya+extra"
+        self.encoder = None
         self.weights_name, self.model = self._resolve_weights()
         #: held while reducing and while fit(use=True) swaps the weights, so that a reduction's
         #: scores, corpus and signature all come from one set of weights

@@ -218,6 +218,29 @@ def _read(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record], Dict[int,
     return header, [by_id[i] for i in ids], wheres
 
 
+def _signature_keys(signature: str) -> Tuple[str, List[str], str]:
+    """(metric, the keys of the ``key:value`` fields in order, version) of a signature."""
+    parts = signature.split("|")
+    version = parts[-1][2:] if len(parts) > 1 and parts[-1].startswith("v:") else ""
+    return parts[0], [p.split(":", 1)[0] for p in parts[1:-1]], version
+
+
+def _check_signature(cls: Any, config: Any, signature: str, where: str) -> None:
+    """The records' signature is one this nlgmetrics writes for ``config``, built without any
+    model: the same metric and version, and the configuration's fields in order, followed by
+    the facts of the scorer that wrote the records (the model and backend that ran there, which
+    may restate a field: ``model:minilm`` becomes ``model:minilm@last/fp32``)."""
+    from nlgmetrics.core.result import make_signature
+    from nlgmetrics.core.version import __version__
+
+    expected = make_signature(cls.name, __version__, **config.signature_fields())
+    metric, keys, version = _signature_keys(signature)
+    _, own, _ = _signature_keys(expected)
+    if metric != cls.name or version != __version__ or keys[:len(own)] != own:
+        raise ValueError(f"{where}: the records' signature {signature} is not one nlgmetrics {__version__} writes "
+                         f"for these options ({expected} before the scorer's facts); versions differ?")
+
+
 def reduce_files(paths: Iterable[str], metric: Optional[str] = None, options: Optional[Dict[str, Any]] = None,
                  *, quiet: bool = True) -> MetricResult:
     """Merge shard files and run the metric's corpus reduction. The metric and options come
@@ -235,7 +258,9 @@ def reduce_files(paths: Iterable[str], metric: Optional[str] = None, options: Op
 def load_records(paths: Iterable[str], metric: Optional[str] = None, options: Optional[Dict[str, Any]] = None,
                  *, quiet: bool = True) -> Tuple[Scorer, Dict[str, Any], List[Record]]:
     """(scorer, header, records sorted by id) of merged shard files, the scorer built as
-    :func:`reduce_files` builds it (checked against the files' options and signature)."""
+    :func:`reduce_files` builds it (checked against the files' options and signature), with no
+    model loaded (:meth:`~nlgmetrics.core.scorer.Scorer.for_reduce`; ``quiet``: no bars where a
+    metric's reduction still needs its model, DATScore's)."""
     from nlgmetrics import registry
 
     paths = [str(p) for p in paths]
@@ -262,10 +287,8 @@ def load_records(paths: Iterable[str], metric: Optional[str] = None, options: Op
         if differ:
             names = ", ".join(differ)
             raise ValueError(f"{where}: the records were scored with other options ({names} differ)")
-    scorer = registry.load(header["metric"], quiet=quiet, **config.changed())
-    if scorer.signature != header["signature"]:
-        raise ValueError(f"{where}: the scorer's signature differs from the one that wrote the records "
-                         f"({scorer.signature} here); versions differ?")
+    _check_signature(cls, config, header["signature"], where)
+    scorer = cls.for_reduce(config, header["signature"], quiet=quiet)  # the records hold what models computed
     for rec in records:  # a stored score that disagrees with its details is never reduced
         try:
             derived = scorer.derived_fields(rec)

@@ -62,7 +62,6 @@ class RoMeConfig(MetricConfig):
 
     BUDGET: ClassVar[Budget] = BUDGET
 
-    RENAMED: ClassVar[dict[str, str]] = {"parser": "linguistic_backend", "ted_normalisation": "ted_normalization"}
     #: options naming a file: nlgmetrics.load keys its scorers by their content (core/option_files.py)
     FILE_OPTIONS: ClassVar[tuple[str, ...]] = ("scorer_weights", "grammar_model")
 
@@ -145,6 +144,10 @@ class RoMeConfig(MetricConfig):
                                      "(langdetect on a sample)", signature="never")
 
     def check(self) -> None:
+        used = [n for n in PROFILES[self.profile] if n not in self.unused_options()]
+        if self.profile != "paper" and all(getattr(self, n) is not None for n in used):
+            raise ValueError(f"profile={self.profile!r} changes nothing here: component={self.component!r} uses only "
+                             f"{', '.join(used)}, all given; leave profile out")
         grammar = str(self.resource("grammar_model"))
         if self.grammar_label is not None and grammar.endswith(".npz"):
             raise ValueError(f"grammar_label={self.grammar_label} applies to a CoLA sequence classifier with one "

@@ -2,7 +2,7 @@
 
 - :class:`TunedGrammarHead` (lite profile): all-MiniLM-L6-v2 with its six transformer layers
   fine-tuned on CoLA's train split and a linear classifier on the masked mean of the last layer
-  (``python -m nlgmetrics.training.rome_grammar``). The shipped ``rome_grammar_lite.npz``
+  (``python shared/tools/training/rome_grammar.py``). The shipped ``rome_grammar_lite.npz``
   (4.8 MiB) stores each tuned weight matrix's delta against the packaged encoder as 4-bit codes
   with one float16 scale per group of 64 values (:func:`quantize_delta`; on CoLA's dev
   sentences probabilities move by at most 0.018 from the float16 deltas, 99.7-100% of the
@@ -35,6 +35,7 @@ import numpy as np
 
 from ..core.embeddings import make_resident
 from ..core.models import (
+    FILL_TOKENS,
     fixed_shape_batches,
     lite_encoder_path,
     load_pretrained,
@@ -65,9 +66,14 @@ def masked_mean(states: Any, mask: Any) -> Any:
 
 
 def _batched_probabilities(texts: Sequence[str], tokenizer: Any, forward: Callable[[dict[str, Any]], Any],
-                           batch_size: int, max_length: int) -> np.ndarray:
+                           max_length: int) -> np.ndarray:
     """P(acceptable) per text from ``forward(encoding) -> probabilities`` on fixed shapes; a
-    text longer than ``max_length`` subword tokens is cut there (one warning per call)."""
+    text longer than ``max_length`` subword tokens is cut there (one warning per call).
+
+    Every pass of padded width ``w`` has ``FILL_TOKENS // w`` rows whatever the batch size, so
+    the passes, and the probabilities, are the same bits for every ``batch_size``: the heads'
+    eager attention rounds a one-row pass differently from a wider one (about 4e-7 in P at width
+    8), which ``pass_rows(w, batch_size)`` rows let batch_size 1 reach."""
     import torch
 
     probs = np.zeros(len(texts))
@@ -80,7 +86,7 @@ def _batched_probabilities(texts: Sequence[str], tokenizer: Any, forward: Callab
                       "grammar classifier (F_grammar)", stacklevel=4)
     lengths = [min(n, max_length) for n in lengths]
     with torch.inference_mode():
-        for chunk, rows, width in fixed_shape_batches(range(len(texts)), lengths.__getitem__, batch_size,
+        for chunk, rows, width in fixed_shape_batches(range(len(texts)), lengths.__getitem__, FILL_TOKENS,
                                                       8, max_length):
             enc = tokenize(tokenizer, [texts[k] for k in rows], padding="max_length", truncation=True,
                            max_length=width, return_tensors="pt", split_special_tokens=True)
@@ -288,12 +294,12 @@ def read_head(weights: str | Path, option: str = "grammar_model") -> tuple[list[
     file = read_option_file(weights, option, shipped=True, max_bytes=MAX_OPTION_BYTES)
     if file.data[:4] not in (b"PK\x03\x04", b"PK\x05\x06"):  # a zip archive (an empty one too)
         raise OptionFileError(f"{where}: not a .npz archive (a .npz grammar head is a zip archive written by "
-                              "python -m nlgmetrics.training.rome_grammar)")
+                              "python shared/tools/training/rome_grammar.py)")
     try:
         with np.load(io.BytesIO(file.data), allow_pickle=False) as data:
             if "lora_scale" not in data and "tuned_layers" not in data:
                 raise OptionFileError(f"{where}: not a tuned grammar head (no lora_scale); retrain it with "
-                                      "python -m nlgmetrics.training.rome_grammar")
+                                      "python shared/tools/training/rome_grammar.py")
             states = member_states(data)
             scale = float(data["lora_scale"]) if "lora_scale" in data else 0.0
             metrics = json.loads(str(data["metrics"])) if "metrics" in data else {}
@@ -308,7 +314,7 @@ def read_head(weights: str | Path, option: str = "grammar_model") -> tuple[list[
 
 class TunedGrammarHead:
     """The lite profile's CoLA classifier, loaded from a ``.npz`` written by
-    ``python -m nlgmetrics.training.rome_grammar`` (factors and deltas against the packaged
+    ``python shared/tools/training/rome_grammar.py`` (factors and deltas against the packaged
     encoder, merged into its weights at load). An ensemble file holds several such heads: the
     probability is the sigmoid of their mean logit (the decision threshold is folded into
     every member's bias, so P > 0.5 is the decision either way)."""
@@ -327,7 +333,7 @@ class TunedGrammarHead:
             make_resident(model)
             self.models.append(model)
         self.tokenizer = self.models[0].tokenizer
-        self.batch_size = batch_size
+        self.batch_size = batch_size  # not the passes' shape: see _batched_probabilities
         self.max_length = max_length
         self.name = path.name
 
@@ -338,7 +344,7 @@ class TunedGrammarHead:
             enc = {k: v.to(self.device) for k, v in enc.items()}
             return torch.sigmoid(torch.stack([m.classify(enc).float() for m in self.models]).mean(0))
 
-        return _batched_probabilities(texts, self.tokenizer, forward, self.batch_size, self.max_length)
+        return _batched_probabilities(texts, self.tokenizer, forward, self.max_length)
 
 
 class CoLAClassifier:
@@ -357,7 +363,7 @@ class CoLAClassifier:
                                      device=self.device, dtype=self.dtype, lite_hint=hint)
         make_resident(self.model)
         self.label = self._acceptable_label() if label is None else int(label)
-        self.batch_size = batch_size
+        self.batch_size = batch_size  # not the passes' shape: see _batched_probabilities
         self.max_length = max_length
         self.name = str(model)
 
@@ -375,7 +381,7 @@ class CoLAClassifier:
             logits = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits.float()
             return torch.softmax(logits, dim=-1)[:, self.label]
 
-        return _batched_probabilities(texts, self.tokenizer, forward, self.batch_size, self.max_length)
+        return _batched_probabilities(texts, self.tokenizer, forward, self.max_length)
 
 
 def load_grammar(name: str, *, device: Any, dtype: Any, batch_size: int,

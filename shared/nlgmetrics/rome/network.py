@@ -44,7 +44,7 @@ def linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
 
 class ScorerNetwork:
     """The final scorer, from a JSON file (``layers``: weight and bias per linear layer,
-    ``kind``: monotone or paper) written by ``python -m nlgmetrics.training.rome_scorer``, read
+    ``kind``: monotone or paper) written by ``python shared/tools/training/rome_scorer.py``, read
     as the file of ``option`` (:mod:`nlgmetrics.core.option_files`: a regular file within
     :data:`MAX_NETWORK_BYTES`, finite numbers); every problem is one ``ValueError`` naming it."""
 

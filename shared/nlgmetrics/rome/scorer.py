@@ -77,16 +77,10 @@ class RoMe(Scorer):
             "RoMe's encoder, parser and grammar classifier are English: a text mostly in another script "
             "gets scores that are not meaningful (flagged 'non_english' in details)")
         needs = NEEDS[cfg.component]
-        if cfg.component == "rome" and cfg.scorer_weights not in (None, FIT):
-            _check_file_option("scorer_weights", str(cfg.scorer_weights), "a network JSON file (written by "
-                               "python -m nlgmetrics.training.rome_scorer), 'fit', or None for the profile's")
-        self.network_source = cfg.network_source() if cfg.component == "rome" else None
-        self._network: ScorerNetwork | None = None
-        if self.network_source not in (None, FIT):  # read and checked before any model loads
-            self._network = ScorerNetwork(str(self.network_source))
+        self._setup_network()
         if "grammar" in needs and str(cfg.grammar_model).endswith(".npz"):
-            _check_file_option("grammar_model", str(cfg.grammar_model), "a .npz head (written by python -m "
-                               "nlgmetrics.training.rome_grammar), a hub id or directory, or None for the profile's")
+            _check_file_option("grammar_model", str(cfg.grammar_model), "a .npz head (written by python "
+                               "shared/tools/training/rome_grammar.py), a hub id or directory, or None for the profile's")
         self.encoder: ContextualEncoder | None = None
         if needs & {"emd", "ted"}:
             self.encoder = ContextualEncoder(str(cfg.resource("model")), device=cfg.device, dtype=cfg.dtype,
@@ -97,6 +91,29 @@ class RoMe(Scorer):
         if "grammar" in needs:
             self.grammar = load_grammar(str(cfg.resource("grammar_model")), device=cfg.device, dtype=cfg.dtype,
                                         batch_size=cfg.batch_size, label=cfg.grammar_label)
+
+    def setup_reduce(self) -> None:
+        """The reduction reads the features in the records and the final network (a file):
+        no encoder, parser or grammar classifier; a network fitted at first use (``fit``)
+        needs them, so that one sets up in full."""
+        cfg = self.config
+        if cfg.component == "rome" and cfg.network_source() == FIT:
+            self.setup()
+            return
+        self._setup_network()
+        self.encoder, self._analyzer, self.grammar = None, None, None
+        self.linguistic_backend = str(cfg.resource("linguistic_backend"))
+
+    def _setup_network(self) -> None:
+        """The final network's source, and a network file read and checked (before any model loads)."""
+        cfg = self.config
+        if cfg.component == "rome" and cfg.scorer_weights not in (None, FIT):
+            _check_file_option("scorer_weights", str(cfg.scorer_weights), "a network JSON file (written by "
+                               "python shared/tools/training/rome_scorer.py), 'fit', or None for the profile's")
+        self.network_source = cfg.network_source() if cfg.component == "rome" else None
+        self._network: ScorerNetwork | None = None
+        if self.network_source not in (None, FIT):
+            self._network = ScorerNetwork(str(self.network_source))
 
     @property
     def network(self) -> ScorerNetwork | None:

@@ -24,6 +24,7 @@ MATCHING = ("lemma", "meteor")
 DAMPING = ("off", "items", "polar", "same-sign")
 #: BERTScore encoder per profile: the paper's roberta-large (layer 17) or the offline MiniLM
 PROFILES = {"paper": "roberta-large", "lite": "minilm"}
+PROFILE_DEFAULT = "paper"
 #: the work budget per segment (benchmarks/budget_caps.py: about 2 s per worst-case segment on
 #: two cores; METEOR's word alignment is quadratic): tokens (word runs and punctuation marks, as
 #: the tagger splits them) and characters of a text; over it: cut, truncated: true
@@ -34,16 +35,15 @@ BUDGET = Budget("tokens", 2_000, TOKENS, max_chars=20_000)
 class SAMConfig(MetricConfig):
     """SAM's options (the card's options table is generated from this class)."""
 
-    RENAMED = {"tagger": "linguistic_backend"}
     #: options naming a file: nlgmetrics.load keys its scorers by their content (core/option_files.py)
     FILE_OPTIONS = ("lexicon",)
     BUDGET = BUDGET
 
     base: str = option("meteor", "base metric C_hr: sentence BLEU, chrF, METEOR, BERTScore F1, or "
                        "`given` (pass `base_scores=[...]`)", choices=BASES, signature="always")
-    profile: str = option("paper", "BERTScore encoder: `paper` (roberta-large, layer 17, hub) or `lite` "
-                          "(all-MiniLM-L6-v2, offline); only the BERTScore base uses a model (other bases leave it, "
-                          "and dtype, out of the signature)",
+    profile: str = option(PROFILE_DEFAULT, "BERTScore encoder: `paper` (roberta-large, layer 17, hub) or `lite` "
+                          "(all-MiniLM-L6-v2, offline); only the BERTScore base uses a model (another base with "
+                          "profile `lite` is an error; dtype is left out of their signature)",
                           choices=tuple(PROFILES), signature="always")
     model: Optional[str] = option(None, "BERTScore encoder override (hub id, local directory or `minilm`)")
     layer: Optional[int] = option(None, "BERTScore hidden layer override", low=0)
@@ -85,6 +85,9 @@ class SAMConfig(MetricConfig):
             raise ValueError(f"model/layer only apply to base='bertscore', not {self.base!r}")
         if self.eps_smoothing and self.base != "chrf":
             raise ValueError(f"eps_smoothing applies to base='chrf' only, not {self.base!r}")
+        if self.base != "bertscore" and self.profile != PROFILE_DEFAULT:
+            raise ValueError(f"profile={self.profile!r} chooses the BERTScore encoder and changes nothing for "
+                             f"base={self.base!r}, which uses no model: leave profile out, or set base='bertscore'")
         if not isinstance(self.lexicon, (str, Mapping)):
             raise ValueError(f"lexicon must be a name, a file path or a mapping, got {type(self.lexicon).__name__}")
         if isinstance(self.lexicon, Mapping):

@@ -118,6 +118,9 @@ class SAM(Scorer):
                 name, device=cfg.device, dtype=cfg.dtype, batch_size=cfg.batch_size,
                 layer=cfg.layer if cfg.layer is not None else BERTSCORE_LAYERS.get(name), quiet=self.quiet)
 
+    def setup_reduce(self) -> None:
+        """The reduction reads the configuration only: no lexicon, tagger or encoder."""
+
     def signature_facts(self) -> Dict[str, Any]:
         return {"model": self.encoder.describe() if self.encoder else None, "lex": self.lexicon.name,
                 "tagger": self.analyzer.backend}

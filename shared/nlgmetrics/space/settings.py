@@ -116,6 +116,13 @@ class ScorerPool:
         unknown = sorted(set(out) - self.accepted)
         if unknown:
             raise ValueError(f"{self.metric} does not take option(s) {', '.join(unknown)}")
+        if "profile" in out:  # the page always sends its profile; a configuration may refuse one it ignores (SAM)
+            try:
+                if "profile" in self.cls.Config.from_options(**{k: v for k, v in out.items() if k != "profile"}
+                                                             ).unused_options():
+                    del out["profile"]
+            except (ValueError, TypeError):
+                pass  # the options' own error comes when the scorer is built
         return out
 
     def get(self, options: Mapping[str, Any]) -> Any:

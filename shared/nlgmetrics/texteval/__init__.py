@@ -75,16 +75,12 @@ from .features import (
 )
 from .scorer import TextEval
 
-#: the feature types under their 0.1.0 name
-MODELS = FEATURES
-
 __all__ = [
            "APPROACHES",
            "CLOSED_CLASS",
            "CORPUS_MODES",
            "DISTANCES",
            "FEATURES",
-           "MODELS",
            "TAGSETS",
            "SetRanking",
            "TextEval",

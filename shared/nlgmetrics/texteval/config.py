@@ -27,7 +27,6 @@ BUDGET = Budget("tokens", 5_000, TOKENS, max_chars=50_000, max_references=MAX_RE
 class TextEvalConfig(MetricConfig):
     """TextEval's options (see the module docstring of :mod:`nlgmetrics.texteval`)."""
 
-    RENAMED: ClassVar[dict[str, str]] = {"model": "features"}
     BUDGET: ClassVar[Budget] = BUDGET
 
     features: str = option(

@@ -60,6 +60,10 @@ class TextEval(Scorer):
 
             self._analyzer = get_analyzer(self.config.linguistic_backend)
 
+    def setup_reduce(self) -> None:
+        """The reduction rates counts already in the records: no tagger."""
+        self._analyzer = None
+
     def signature_facts(self) -> dict[str, Any]:
         if self.config.features == "tags":
             return {"tagger": self._analyzer.backend}

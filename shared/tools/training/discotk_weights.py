@@ -1,6 +1,6 @@
 """Rebuild DiscoTK's shipped tuned weights (``nlgmetrics/data/discotk_weights.json``).
 
-    python -m nlgmetrics.training.discotk_weights [--per-lp 50] [--folds 5]
+    python shared/tools/training/discotk_weights.py [--per-lp 50] [--folds 5]
 
 Data: WMT21 to-English grouped DA (``../shared/data/wmt21_da_seg_toen_grouped.jsonl.gz``; cs,
 de, ha, is, ja, ru, zh -> en). Pairs: WMT DARR pairs only, two outputs of the *same source
@@ -304,7 +304,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
                     f"{TRAIN_FRACTION}, {args.per_lp} per lp, seed {SEED})", **facts,
             "model": "pairwise logistic regression, standardised features, weights >= 0, C by "
                      f"{args.folds}-fold CV by source segment inside the training split",
-            "script": "python -m nlgmetrics.training.discotk_weights"}
+            "script": "python shared/tools/training/discotk_weights.py"}
     out: Dict[str, Any] = {}
     for key, columns in model_columns().items():
         model = fit_selected(features, pairs, lps, segments, columns, args.folds)

@@ -3,7 +3,7 @@ six transformer layers fine-tuned (the embeddings frozen) and a linear classifie
 mean of the last layer; or, with ``--rank r``, low-rank (LoRA) factors on every linear layer of
 the six layers (scale alpha / r), their LayerNorms, and the head.
 
-    python -m nlgmetrics.training.rome_grammar [--data PATH/cola_public.jsonl.gz] [--rank 16]
+    python shared/tools/training/rome_grammar.py [--data PATH/cola_public.jsonl.gz] [--rank 16]
 
 A fixed 10% of the train split (seed 0) picks the epoch and the decision threshold (best MCC;
 the threshold is folded into the classifier's bias, so P > 0.5 is the decision); the model is

@@ -3,7 +3,7 @@ for each combination of ``alignment``, ``emd_unaligned``, ``emd_weights``, ``emd
 ``ted_tree`` and ``ted_vectors`` (F_TED), fit the monotone network on the self-supervised training pairs (:mod:`.rome_scorer`) and measure
 its accuracy on the held-out synthetic pairs (never on a benchmark).
 
-    python -m nlgmetrics.training.rome_options [--cache /tmp/rome_options.npz]
+    python shared/tools/training/rome_options.py [--cache /tmp/rome_options.npz]
 
 Prints one line per combination: overall held-out accuracy, accuracy on role reversals, and
 the ranking the options target: the share of (correct paraphrase -- passive, clause reordering

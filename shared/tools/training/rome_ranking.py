@@ -3,7 +3,7 @@ only (never on a benchmark): binary cross-entropy on the labelled pairs (what sh
 pairwise ranking loss on same-reference (meaning-preserving variant, perturbed variant)
 triples, and both together.
 
-    python -m nlgmetrics.training.rome_ranking [--cache /tmp/rome_ranking.npz] [--output X.json]
+    python shared/tools/training/rome_ranking.py [--cache /tmp/rome_ranking.npz] [--output X.json]
 
 The labelled pairs are :func:`.rome_scorer.make_pairs` (2,500 + 2,500 train, 500 + 500
 held out); the triples come from the same generator with seed ``SEED + 1`` (2,500 train, 500

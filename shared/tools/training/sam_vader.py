@@ -18,7 +18,7 @@ each on -4..4 out of context, which is what a prior polarity is. The rule:
 
 Deterministic: sorted, rounded to 4 decimals, gzip with mtime 0::
 
-    python -m nlgmetrics.training.sam_vader [--rule vader|mean] [--output PATH]
+    python shared/tools/training/sam_vader.py [--rule vader|mean] [--output PATH]
 """
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ from training.sam_lexicon import DECIMALS, write_gzip
 DEFAULT_OUTPUT = DATA_DIR / "sentivader.tsv.gz"
 RULES = ("vader", "mean")
 WORD = re.compile(r"[a-z]+")
+# the header keeps the script's old module name: it is part of the shipped file's bytes (its digest signs)
 HEADER = """# SAM lexicon 'sentivader': prior polarity of lemma#pos in [-1, 1]
 # = VADER 3.3.2 mean valence / 4 for its one-word entries (replacing, for every pos, the
 # SentiWordNet 3.0 prior; added under a, n, r and v when the prior lacks the word), else the
