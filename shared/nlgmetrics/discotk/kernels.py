@@ -62,15 +62,17 @@ class CompiledTree:
     """A tree ready for kernel evaluation: its internal nodes in postorder.
 
     ``children[i]`` holds, per child of node i, the child's index among the internal nodes
-    or -1 for a leaf child; ``by_production`` maps a production (label and children's labels)
-    to the nodes that have it (sorted by height); ``pid`` numbers the productions in the order
-    of ``groups``."""
+    or -1 for a leaf child; ``heights[i]`` node i's height; ``by_production`` maps a production
+    (label and children's labels) to the nodes that have it (sorted by height); ``pid`` numbers
+    the productions in that order. The per-production arrays the kernel works on
+    (:func:`groups_of`) are built per evaluation, not kept: a cached analysis holds the compact
+    index only (the arrays took three times its memory)."""
 
     productions: Tuple[Production, ...]
     children: Tuple[Tuple[int, ...], ...]
+    heights: Tuple[int, ...]
     by_production: Dict[Production, Tuple[int, ...]]
     pid: Dict[Production, int]
-    groups: Tuple[Group, ...]
 
     def __len__(self) -> int:
         return len(self.productions)
@@ -102,12 +104,18 @@ def compile_tree(tree: Tree) -> CompiledTree:
         members.setdefault(p, []).append(i)
     by_production = {p: tuple(sorted(v, key=lambda i: heights[i])) for p, v in members.items()}
     pid = {p: k for k, p in enumerate(by_production)}
+    return CompiledTree(tuple(productions), tuple(children), tuple(heights), by_production, pid)
+
+
+def groups_of(tree: CompiledTree) -> Tuple[Group, ...]:
+    """The :class:`Group` of each production of ``tree``, in ``pid`` order."""
+    productions, children, heights, pid = tree.productions, tree.children, tree.heights, tree.pid
     slot = [0] * len(productions)
-    for nodes in by_production.values():
+    for nodes in tree.by_production.values():
         for s, i in enumerate(nodes):
             slot[i] = s
     groups = []
-    for p, nodes in by_production.items():
+    for p, nodes in tree.by_production.items():
         kid_pid = np.array([[pid[productions[k]] if k >= 0 else -1 for k in children[i]] for i in nodes],
                            dtype=np.int64).reshape(len(nodes), len(p) - 1)
         kid_slot = np.array([[slot[k] if k >= 0 else 0 for k in children[i]] for i in nodes],
@@ -115,7 +123,7 @@ def compile_tree(tree: Tree) -> CompiledTree:
         uniform = tuple(int(col[0]) if (col == col[0]).all() else -2 for col in kid_pid.T)
         groups.append(Group(np.array([heights[i] for i in nodes], dtype=np.int64), kid_pid, kid_slot, uniform,
                             bool((kid_pid < 0).all())))
-    return CompiledTree(tuple(productions), tuple(children), by_production, pid, tuple(groups))
+    return tuple(groups)
 
 
 def _as_compiled(tree: "TreeLike") -> CompiledTree:
@@ -132,7 +140,9 @@ def _deltas(a: CompiledTree, b: CompiledTree, lam: float, log: bool
     """The Deltas of all node pairs with equal productions: ``(value, count)`` for the
     pre-terminal groups, a matrix per other shared production (log Deltas when ``log``)."""
     shared = [(a.pid[p], b.pid[p]) for p in a.by_production if p in b.pid]
-    to_b = np.full(len(a.groups) + 1, -3, dtype=np.int64)  # a's production number -> b's (-3: none)
+    groups_a, groups_b = groups_of(a), (groups_of(b) if b is not a else None)
+    groups_b = groups_a if groups_b is None else groups_b
+    to_b = np.full(len(groups_a) + 1, -3, dtype=np.int64)  # a's production number -> b's (-3: none)
     for i, j in shared:
         to_b[i] = j
     start = math.log(lam) if log else lam
@@ -141,7 +151,7 @@ def _deltas(a: CompiledTree, b: CompiledTree, lam: float, log: bool
     matrices: Dict[int, np.ndarray] = {}
     tasks: List[Tuple[int, int, int]] = []
     for i, j in shared:
-        ga, gb = a.groups[i], b.groups[j]
+        ga, gb = groups_a[i], groups_b[j]
         if ga.leafy and gb.leafy:
             const[i] = start
             counts.append((start, len(ga.heights) * len(gb.heights)))
@@ -155,7 +165,7 @@ def _deltas(a: CompiledTree, b: CompiledTree, lam: float, log: bool
         return np.logaddexp(0.0, d) if log else 1.0 + d
 
     def block(i: int, j: int, ra: slice, cb: slice) -> None:
-        ga, gb = a.groups[i], b.groups[j]
+        ga, gb = groups_a[i], groups_b[j]
         value = np.full((ra.stop - ra.start, cb.stop - cb.start), start)
         for k, (ua, ub) in enumerate(zip(ga.uniform, gb.uniform)):
             if ua >= 0 and ub >= 0:  # every node has the same child production here, on both sides
@@ -175,14 +185,15 @@ def _deltas(a: CompiledTree, b: CompiledTree, lam: float, log: bool
 
     with np.errstate(over="ignore"):  # an overflowing Delta is inf, as in float arithmetic
         for h, i, j in tasks:
-            _level(a, b, h, i, j, block)
+            _level(groups_a, groups_b, h, i, j, block)
     return counts, list(matrices.values())
 
 
-def _level(a: CompiledTree, b: CompiledTree, h: int, i: int, j: int, block: Callable[..., None]) -> None:
+def _level(groups_a: Tuple[Group, ...], groups_b: Tuple[Group, ...], h: int, i: int, j: int,
+           block: Callable[..., None]) -> None:
     """The pairs of production groups ``i`` (of a) and ``j`` (of b) whose lower height is h:
     (h, >= h) and (> h, h)."""
-    ha, hb = a.groups[i].heights, b.groups[j].heights
+    ha, hb = groups_a[i].heights, groups_b[j].heights
     a0, a1 = int(np.searchsorted(ha, h)), int(np.searchsorted(ha, h, "right"))
     b0, b1 = int(np.searchsorted(hb, h)), int(np.searchsorted(hb, h, "right"))
     if a0 < a1 and b0 < len(hb):
