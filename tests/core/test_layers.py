@@ -28,8 +28,11 @@ def module_name(path: Path) -> str:
 
 
 MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
-# evaluate_modules links to metrics/ in a checkout, which rglob does not follow: the wrappers count too
-MODULES.update({module_name(p): p for p in (PACKAGE / "evaluate_modules").glob("**/*.py")})
+# nlgmetrics.evaluate_modules is metrics/ (setup.cfg's package_dir; in a clean checkout there is
+# no folder of that name under shared/nlgmetrics): the wrappers count too, under that name
+WRAPPERS = PACKAGE.parents[1] / "metrics"
+MODULES.update({".".join(["nlgmetrics", "evaluate_modules", *p.relative_to(WRAPPERS).with_suffix("").parts])
+                .removesuffix(".__init__"): p for p in WRAPPERS.glob("**/*.py")})
 
 
 def _type_checking_only(tree: ast.AST) -> set[int]:
