@@ -8,7 +8,7 @@ from pathlib import Path
 import nlgmetrics
 
 PACKAGE = Path(nlgmetrics.__file__).resolve().parent
-CHECKOUT = PACKAGE.parents[1]
+CHECKOUT = Path(__file__).resolve().parents[2]  # the checkout the tests run from (the package may be an installed wheel)
 TEXT = [p for p in sorted(PACKAGE.rglob("*")) if p.suffix in (".py", ".md", ".json", ".txt") and p.is_file()]
 
 

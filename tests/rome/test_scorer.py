@@ -296,7 +296,7 @@ def test_cola_classifier_loading_path(tmp_path):
 
     torch.manual_seed(0)
     model_dir = _tiny_cola_classifier(tmp_path)
-    scorer = RoMe(profile="lite", component="grammar", grammar_model=model_dir, device="cpu", quiet=True)
+    scorer = RoMe(component="grammar", grammar_model=model_dir, device="cpu", quiet=True)
     assert scorer.grammar.label == 1
     probs = scorer.f_grammar(["the cat sat on the mat", "mat the on", ""])
     assert all(0.0 <= p <= 1.0 for p in probs) and probs[2] == 0.0
