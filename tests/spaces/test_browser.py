@@ -41,7 +41,7 @@ GERMAN_REF = "Die Regierung hat neue Maßnahmen für kleine Firmen angekündigt.
 #: per app: initial settings, the example clicked, the input that must give a message, and an
 #: input that must give a warning (its key)
 CASES: Dict[str, Dict[str, Any]] = {
-    "sam": {"options": {"profile": "lite", "base": "meteor"}, "example": 0,
+    "sam": {"options": {"base": "meteor"}, "example": 0,
             "bad": {"predictions": "a\nb", "references": "r",
                     "expected": "2 prediction line(s) but 1 reference line(s)"},
             "warn": {"predictions": GERMAN, "references": GERMAN_REF, "key": "non-english"}},
