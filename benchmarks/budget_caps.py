@@ -133,18 +133,23 @@ def spaceless_and_reference_rows(scorers: dict) -> List[list]:
         if key not in scorers:
             scorers[key] = nlgmetrics.load(metric, quiet=True, **options)
             scorers[key].score(["The cat sat."], [["A cat sat.", "The cat sat down."]])  # warm-up
-        scorer = scorers[key]
-        if hasattr(scorer, "clear_cache"):
-            scorer.clear_cache()
-        load = os.getloadavg()[0]
-        start, cpu = time.perf_counter(), time.process_time()
-        result = scorer.score(preds, refs_)
-        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-        truncated = bool(result.details and result.details[0].get("truncated"))
-        rows.append([metric, label, what, sum(map(len, refs_[0])) if metric == "texteval" else len(preds[0]),
-                     round(seconds, 2), round(cpu, 2), truncated, round(load, 1)])
+        timing = timed(scorers[key], preds, refs_)
+        rows.append([metric, label, what, sum(map(len, refs_[0])) if metric == "texteval" else len(preds[0]), *timing])
         print(rows[-1], flush=True)
     return rows
+
+
+def timed(scorer: Any, preds: list, refs: list) -> list:
+    """One scoring of a worst case, caches cleared first: [wall s, CPU s, truncated, load average
+    just before]."""
+    if hasattr(scorer, "clear_cache"):
+        scorer.clear_cache()
+    load = os.getloadavg()[0]
+    start, cpu = time.perf_counter(), time.process_time()
+    result = scorer.score(preds, refs)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    truncated = bool(result.details and result.details[0].get("truncated"))
+    return [round(seconds, 2), round(cpu, 2), truncated, round(load, 1)]
 
 
 def main() -> None:
@@ -162,17 +167,8 @@ def main() -> None:
         if key not in scorers:
             scorers[key] = nlgmetrics.load(metric, quiet=True, **options)
             scorers[key].score(["The cat sat."], ["A cat sat."])  # warm-up: models loaded, kernels built
-        scorer = scorers[key]
         preds, refs = make()
-        if hasattr(scorer, "clear_cache"):
-            scorer.clear_cache()
-        load = os.getloadavg()[0]
-        start, cpu = time.perf_counter(), time.process_time()
-        result = scorer.score(preds, refs)
-        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-        truncated = bool(result.details and result.details[0].get("truncated"))
-        rows.append([metric, label, DESCRIBE[k], len(preds[0]), round(seconds, 2), round(cpu, 2), truncated,
-                     round(load, 1)])
+        rows.append([metric, label, DESCRIBE[k], len(preds[0]), *timed(scorers[key], preds, refs)])
         print(rows[-1], flush=True)
     if only_rst:  # keep the other cases' rows of the last full run, in case order
         kept = json.loads(RESULT.read_text())["tables"][0]["rows"]
