@@ -14,6 +14,7 @@ import pytest
 
 import nlgmetrics
 from nlgmetrics import cli, registry
+from nlgmetrics.core.facts import TreeFiles
 from nlgmetrics.core.resampling import reduce_each
 
 NAME = "toysix"
@@ -101,6 +102,56 @@ def toysix(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(package.parent))
     monkeypatch.setitem(registry.REGISTRY, NAME, (NAME, "ToySix"))  # the one registry line
     return package
+
+
+TREE_READER = '''
+"""The toy's tree files: a bracketed word list, "(w1 w2 ...)"."""
+
+
+def read_tree(text):
+    text = text.strip()
+    if not text:
+        return None
+    if not (text.startswith("(") and text.endswith(")")):
+        raise ValueError(f"line 1, column 1: a toy tree starts with ( and ends with ), got {text[:1]!r}")
+    return text[1:-1].split()
+'''
+
+
+@pytest.fixture
+def toysix_trees(toysix, monkeypatch):
+    """The toy declaring tree files (.tree, read by toysix/trees.py) in its FACTS: nothing else."""
+    (toysix / "trees.py").write_text(textwrap.dedent(TREE_READER), encoding="utf-8")
+    import dataclasses
+    import importlib
+
+    config = importlib.import_module(f"{NAME}.config")
+    facts = dataclasses.replace(config.FACTS, tree_files=TreeFiles(".tree", 40, "toy tree", f"{NAME}.trees:read_tree"))
+    monkeypatch.setattr(config, "FACTS", facts)
+    return toysix
+
+
+def test_cli_tree_files_are_a_fact_of_the_metric(toysix_trees, tmp_path, capsys):
+    hyp, ref = tmp_path / "hyp", tmp_path / "ref"
+    for folder, texts in ((hyp, HYPS[:2]), (ref, REFS[:2])):
+        folder.mkdir()
+        for k, text in enumerate(texts):
+            (folder / f"{k}.tree").write_text(f"({text})", encoding="utf-8")
+    assert cli.main(["score", NAME, "-p", str(hyp), "-r", str(ref), "--json"]) == 0
+    # the tree file's text is the segment: "(the cat sat)" against "(the cat sat down)"
+    assert json.loads(capsys.readouterr().out)["scores"] == pytest.approx([2 / 3, 1 / 4])
+    (hyp / "1.tree").write_text("a dog", encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        cli.main(["score", NAME, "-p", str(hyp), "-r", str(ref)])
+    assert info.value.code == 2
+    assert "1.tree: line 1, column 1: a toy tree starts with (" in capsys.readouterr().err
+    (hyp / "1.tree").write_text("(" + "x " * 30 + ")", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        cli.main(["score", NAME, "-p", str(hyp), "-r", str(ref)])
+    assert "toysix reads toy tree files of at most 40" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["score", NAME, "--help"])
+    assert "or toy trees, one segment per file: a folder of .tree files" in " ".join(capsys.readouterr().out.split())
 
 
 def _lines(path, lines):

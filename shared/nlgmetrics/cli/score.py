@@ -19,6 +19,7 @@ from nlgmetrics.cli.mtme_out import add_mtme_out_arguments, check_mtme_out, writ
 from nlgmetrics.core import files
 from nlgmetrics.core.cache import live_caches
 from nlgmetrics.core.config import MetricConfig
+from nlgmetrics.core.facts import facts_of
 from nlgmetrics.core.inputs import Record
 from nlgmetrics.integrations import distributed
 
@@ -142,12 +143,13 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
         cls.check_extra_names(config, extras, CLI_SYNTAX)
     except ValueError as err:
         raise CLIError(str(err)) from None
-    if cls.name != "discotk" and not all(isinstance(v, str) for v in [args.predictions, *refs]):
-        raise CLIError(f"{cls.name}: -p and -r take one file each (several paths are tree files, read by discotk only)")
-    if cls.name == "discotk" and (trees.is_tree_input(args.predictions) or any(trees.is_tree_input(r) for r in refs)):
-        if not trees.is_tree_input(args.predictions):
-            raise CLIError("with tree files for -r, give tree files for -p too: a folder of .dis files or .dis paths")
-        texts = trees.read_tree_inputs(cls.name, args.predictions, refs)
+    tree = facts_of(cls).tree_files
+    several = not all(isinstance(v, str) for v in [args.predictions, *refs])
+    if tree is None and several:
+        raise CLIError(f"{cls.name}: -p and -r take one file each (several paths are tree files, which "
+                       f"{cls.name} does not read)")
+    if tree is not None and (trees.is_tree_input(args.predictions, tree) or any(trees.is_tree_input(r, tree) for r in refs)):
+        texts = trees.read_tree_inputs(cls.name, tree, args.predictions, refs)
         described = [v if isinstance(v, str) else " ".join(v) for v in (args.predictions, refs[0])]
         return InputFiles(described[0], described[1:], None, {}, len(texts[0]), cls.multi_reference, texts)
     n = _count(args.predictions)
@@ -264,7 +266,7 @@ class _OneOrMore(argparse.Action):
         if getattr(namespace, self.dest, None) is not None:
             metric = getattr(namespace, "metric", None) or "METRIC"
             raise CLIError(f"{'/'.join(self.option_strings)} given twice; score takes one hypothesis file (several "
-                           f"paths after one -p are tree files, for discotk): to score several systems, use "
+                           f"paths after one -p are tree files, for a metric that reads them): to score several systems, use "
                            f"nlgmetrics compare {metric} -p A.txt -p B.txt -r REFS")
         setattr(namespace, self.dest, values[0] if len(values) == 1 else list(values))
 
@@ -278,12 +280,15 @@ class _AppendOneOrMore(argparse.Action):
 
 
 def add_score_arguments(p: argparse.ArgumentParser, cls: Optional[Any]) -> None:
+    tree = facts_of(cls).tree_files if cls is not None else None
+    as_trees = (f"; or {tree.kind}s, one segment per file: a folder of {tree.suffix} files or "
+                f"several {tree.suffix} paths" if tree else "; a metric that reads tree files takes those too (see "
+                "nlgmetrics score METRIC --help)" if cls is None else "")
     p.add_argument("-p", "--predictions", required=True, metavar="FILE", nargs="+", action=_OneOrMore,
-                   help="one hypothesis per line (UTF-8; .gz ok); discotk: or RST trees, one segment per "
-                        "file: a folder of .dis files or .dis paths")
+                   help=f"one hypothesis per line (UTF-8; .gz ok){as_trees}")
     p.add_argument("-r", "--references", action=_AppendOneOrMore, metavar="FILE", nargs="+",
-                   help="one reference per line (repeat for several); discotk: or RST trees as for -p "
-                        "(two folders are paired by file name)")
+                   help="one reference per line (repeat for several)"
+                        + ("; or tree files as for -p (two folders are paired by file name)" if tree else ""))
     p.add_argument("-s", "--sources", metavar="FILE", help="one source per line")
     for name, doc in (getattr(cls, "extra_inputs", None) or {}).items():  # the metric's per-segment inputs
         p.add_argument(f"--{name.replace('_', '-')}", dest=f"extra_{name}", metavar="FILE",

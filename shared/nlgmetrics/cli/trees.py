@@ -1,9 +1,10 @@
-"""Discourse-tree files on the command line: for ``nlgmetrics score discotk``, ``-p`` and
-``-r`` may name RST trees instead of a file of lines, each tree file one segment:
+"""Tree files on the command line: for a metric whose facts declare
+:class:`~nlgmetrics.core.facts.TreeFiles` (DiscoTK: RST trees, ``.dis``), ``-p`` and ``-r``
+may name tree files instead of a file of lines, each tree file one segment:
 
-- a folder: its ``.dis`` files, in file-name order; a prediction folder and a reference
-  folder are paired by file name (both must hold the same names);
-- one or more ``.dis`` files (``-p a.dis b.dis``), paired with the references by position.
+- a folder: its tree files (by the fact's suffix), in file-name order; a prediction folder and
+  a reference folder are paired by file name (both must hold the same names);
+- one or more tree files (``-p a.dis b.dis``), paired with the references by position.
 
 Every tree is read when the inputs are checked, before any model loads: a broken or partial
 tree is one ``error:`` line naming the file, line and column (exit 2, an input error)."""
@@ -15,36 +16,37 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 from nlgmetrics.cli.common import CLIError
 from nlgmetrics.core import files
+from nlgmetrics.core.facts import TreeFiles
 
-#: a tree file: a folder's .dis files, or a path ending in .dis
-TREE_SUFFIX = ".dis"
 Arg = Union[str, Sequence[str]]
 
 
-def is_tree_input(value: Optional[Arg]) -> bool:
-    """Whether an ``-p``/``-r`` value names tree files (a folder, or paths ending in .dis)."""
+def is_tree_input(value: Optional[Arg], tree: TreeFiles) -> bool:
+    """Whether an ``-p``/``-r`` value names tree files (a folder, several paths, or a path
+    ending in the fact's suffix)."""
     if value is None:
         return False
     paths = [value] if isinstance(value, str) else list(value)
-    return len(paths) > 1 or os.path.isdir(paths[0]) or paths[0].lower().endswith(TREE_SUFFIX)
+    return len(paths) > 1 or os.path.isdir(paths[0]) or paths[0].lower().endswith(tree.suffix)
 
 
-def _paths(value: Arg, option: str) -> Tuple[List[Path], bool]:
+def _paths(value: Arg, option: str, suffix: str) -> Tuple[List[Path], bool]:
     """The tree files ``value`` names and whether it is a folder."""
     paths = [value] if isinstance(value, str) else list(value)
     if len(paths) == 1 and os.path.isdir(paths[0]):
-        found = sorted(p for p in Path(paths[0]).iterdir() if p.name.lower().endswith(TREE_SUFFIX))
+        found = sorted(p for p in Path(paths[0]).iterdir() if p.name.lower().endswith(suffix))
         if not found:
-            raise CLIError(f"{option} {paths[0]}: a folder with no {TREE_SUFFIX} files")
+            raise CLIError(f"{option} {paths[0]}: a folder with no {suffix} files")
         return found, True
     for p in paths:
-        if not p.lower().endswith(TREE_SUFFIX):
+        if not p.lower().endswith(suffix):
             raise CLIError(f"{option}: several paths are tree files, one segment each, and must end in "
-                           f"{TREE_SUFFIX}; got {p}")
+                           f"{suffix}; got {p}")
     return [Path(p) for p in paths], False
 
 
-def _read(path: Path, max_chars: int) -> str:
+def _read(path: Path, tree: TreeFiles, metric: str) -> str:
+    max_chars = tree.max_chars
     try:
         with files.open_binary(path) as fh:
             raw = fh.read(4 * max_chars + 1)
@@ -55,22 +57,22 @@ def _read(path: Path, max_chars: int) -> str:
     except UnicodeDecodeError as err:
         raise CLIError(f"{path}: not UTF-8 (byte {err.start})") from None
     if len(text) > max_chars:
-        raise CLIError(f"{path}: an RST tree of more than {max_chars:,} characters; DiscoTK reads at most {max_chars:,}")
+        raise CLIError(f"{path}: more than {max_chars:,} characters; {metric} reads {tree.kind} files of at most "
+                       f"{max_chars:,}")
     return text
 
 
-def read_tree_inputs(metric: str, predictions: Arg, references: Sequence[Arg]) -> Tuple[List[str], List[str]]:
+def read_tree_inputs(metric: str, tree: TreeFiles, predictions: Arg,
+                     references: Sequence[Arg]) -> Tuple[List[str], List[str]]:
     """The trees of ``-p`` and of its one ``-r``, paired, each read and checked (see the module doc)."""
-    if metric != "discotk":
-        raise CLIError(f"tree files ({TREE_SUFFIX} or a folder) are read by discotk only, not {metric}")
-    if len(references) != 1 or not is_tree_input(references[0]):
-        raise CLIError("with tree files for -p, give tree files for -r too: one folder of .dis files, "
-                       "or as many .dis paths as -p has")
-    from nlgmetrics.discotk.config import MAX_RST_CHARS
-    from nlgmetrics.discotk.discourse import from_rst
-
-    hyp, hyp_folder = _paths(predictions, "-p")
-    ref, ref_folder = _paths(references[0], "-r")
+    if not is_tree_input(predictions, tree):
+        raise CLIError(f"with tree files for -r, give tree files for -p too: a folder of {tree.suffix} files "
+                       f"or {tree.suffix} paths")
+    if len(references) != 1 or not is_tree_input(references[0], tree):
+        raise CLIError(f"with tree files for -p, give tree files for -r too: one folder of {tree.suffix} files, "
+                       f"or as many {tree.suffix} paths as -p has")
+    hyp, hyp_folder = _paths(predictions, "-p", tree.suffix)
+    ref, ref_folder = _paths(references[0], "-r", tree.suffix)
     if hyp_folder and ref_folder:
         names, ref_names = [p.name for p in hyp], {p.name for p in ref}
         missing = [n for n in names if n not in ref_names] or sorted(ref_names - set(names))
@@ -83,13 +85,13 @@ def read_tree_inputs(metric: str, predictions: Arg, references: Sequence[Arg]) -
     elif len(hyp) != len(ref):
         raise CLIError(f"-p names {len(hyp)} tree files but -r names {len(ref)}")
     def checked(path: Path) -> str:
-        text = _read(path, MAX_RST_CHARS)
+        text = _read(path, tree, metric)
         try:
-            tree = from_rst(text)
+            parsed = tree.read(text)
         except ValueError as err:
             raise CLIError(f"{path}: {err}") from None
-        if tree is None:
-            raise CLIError(f"{path}: an empty file, not an RST tree")
+        if parsed is None:
+            raise CLIError(f"{path}: an empty file, no {tree.kind}")
         return text
 
     return [checked(p) for p in hyp], [checked(p) for p in ref]

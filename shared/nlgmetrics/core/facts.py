@@ -6,6 +6,7 @@ declares ``PRESETS`` (the evaluate module's named configurations) and ``EXAMPLE`
 (:class:`Example`: the inputs ``nlgmetrics demo``, the Spaces and the tests show)."""
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import sys
@@ -80,6 +81,26 @@ class Need:
 
 
 @dataclass(frozen=True)
+class TreeFiles:
+    """A metric that also reads its inputs as tree files, one segment per file (on the command
+    line, ``-p``/``-r`` name a folder of them or several paths; :mod:`nlgmetrics.cli.trees`):
+    ``suffix`` of a tree file, ``max_chars`` read per file, ``kind`` what a file holds, a
+    noun ("RST tree"), and ``reader``, ``"module:function"``: the function takes a file's text and
+    returns its tree (``None`` for a blank text) or raises one ``ValueError`` naming the line and
+    column of the problem. The reader is imported when a tree file is read, not before."""
+
+    suffix: str
+    max_chars: int
+    kind: str
+    reader: str
+
+    def read(self, text: str) -> Any:
+        """The tree of ``text`` (see the class doc)."""
+        module, _, function = self.reader.partition(":")
+        return getattr(importlib.import_module(module), function)(text)
+
+
+@dataclass(frozen=True)
 class MetricFacts:
     """A metric's facts. ``higher_is_better`` holds for the default configuration;
     ``lower_is_better_when`` maps an option to the values that turn it into a distance (RoMe's
@@ -87,7 +108,8 @@ class MetricFacts:
     one that is installed is what ``nlgmetrics demo`` runs); ``summary`` is its one line in
     ``nlgmetrics list``. ``languages``: the target languages its resources cover (ISO 639-1
     codes; empty: it makes no language check), ``language_note`` says it in words: a corpus
-    mostly in another language draws a warning (:mod:`nlgmetrics.core.language`)."""
+    mostly in another language draws a warning (:mod:`nlgmetrics.core.language`).
+    ``tree_files``: set when the metric also reads tree files (:class:`TreeFiles`)."""
 
     summary: str
     higher_is_better: bool
@@ -96,6 +118,7 @@ class MetricFacts:
     lower_is_better_when: Mapping[str, Tuple[Any, ...]] = field(default_factory=dict)
     languages: Tuple[str, ...] = ()
     language_note: str = ""
+    tree_files: Optional[TreeFiles] = None
 
     def better_is_higher(self, config: Any = None) -> bool:
         """The direction under ``config`` (``None``: the default configuration)."""

