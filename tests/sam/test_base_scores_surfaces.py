@@ -44,3 +44,25 @@ def test_an_explicit_base_still_refuses_base_scores():
         nlgmetrics.score("sam", HYPS, REFS, base="chrf", base_scores=BASES)
     assert nlgmetrics.scorer_class("sam").call_options({"base": "bleu"}, ["base_scores"]) == {"base": "bleu"}
     assert nlgmetrics.scorer_class("rome").call_options({"profile": "lite"}, []) == {"profile": "lite"}
+
+
+def test_an_option_a_surface_always_sends_is_dropped_only_where_unused():
+    """The resolver's ``sent_always`` rule, used by the Space (its form always sends profile):
+    SAM's profile with base chrF (no model) is dropped; with BERTScore it is kept; a caller who
+    names it for chrF is refused; the Space's settings pool gives the resolver's answer."""
+    from nlgmetrics.core.call import resolve
+    from nlgmetrics.space.runtime import Runtime
+    from nlgmetrics.space.settings import ScorerPool
+
+    cls = nlgmetrics.scorer_class("sam")
+    chrf = resolve(cls, {"base": "chrf", "profile": "lite"}, sent_always=("profile",))
+    assert chrf.dropped == ("profile",) and chrf.config.base == "chrf"
+    bert = resolve(cls, {"base": "bertscore", "profile": "lite"}, sent_always=("profile",))
+    assert bert.dropped == () and bert.config.profile == "lite"
+    with pytest.raises(ValueError, match="changes nothing for base='chrf'"):
+        resolve(cls, {"base": "chrf", "profile": "lite"})
+    with pytest.raises(ValueError, match="unknown option 'colour'"):  # the rest is still checked
+        resolve(cls, {"colour": "red", "profile": "lite"}, sent_always=("profile",))
+    pool, runtime = ScorerPool("sam"), Runtime("cpu", "fp32", False)
+    assert "profile" not in pool.options({"base": "chrf", "profile": "lite"}, runtime)
+    assert pool.options({"base": "bertscore", "profile": "lite"}, runtime)["profile"] == "lite"

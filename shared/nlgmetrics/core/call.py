@@ -16,6 +16,11 @@ Space and the Trainer hook. The rules, in order:
 4. the configuration says whether it takes those per-segment inputs
    (:meth:`~nlgmetrics.core.scorer.Scorer.check_extra_names`).
 
+A surface that sends some options with every call whatever the others are (``sent_always``:
+the Space's settings form always sends its ``profile``) has those dropped where the rest of the
+configuration does not use them (``unused_options``: SAM's profile with a base that runs no
+model), where a caller who names them is refused ("a profile that changes nothing is an error").
+
 >>> import nlgmetrics
 >>> call = resolve(nlgmetrics.scorer_class("sam"), {"base_scores": [0.5]}, preset={"base": "chrf"})
 >>> call.config.base, sorted(call.extras)
@@ -28,7 +33,7 @@ ValueError: unknown option 'colour'; the options are: ...
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Collection, Dict, Mapping, Optional, Type
+from typing import TYPE_CHECKING, Any, Collection, Dict, Mapping, Optional, Tuple, Type
 
 from .config import MetricConfig
 from .inputs import PYTHON_SYNTAX, ArgumentSyntax
@@ -44,6 +49,8 @@ class Call:
 
     config: MetricConfig
     extras: Dict[str, Any] = field(default_factory=dict)
+    #: the ``sent_always`` options left out because the configuration does not use them
+    dropped: Tuple[str, ...] = ()
 
 
 def split(cls: Type["Scorer"], keywords: Mapping[str, Any]) -> tuple[Dict[str, Any], Dict[str, Any]]:
@@ -56,21 +63,35 @@ def split(cls: Type["Scorer"], keywords: Mapping[str, Any]) -> tuple[Dict[str, A
 
 def resolve(cls: Type["Scorer"], keywords: Mapping[str, Any], *, preset: Optional[Mapping[str, Any]] = None,
             extra_names: Collection[str] = (), syntax: ArgumentSyntax = PYTHON_SYNTAX,
-            check_extras: bool = True) -> Call:
+            check_extras: bool = True, sent_always: Collection[str] = ()) -> Call:
     """The configuration and per-segment inputs of one call of metric ``cls`` (rules in the
     module docstring). ``extra_names`` names per-segment inputs the caller gives by another
     way (columns of an evaluate batch, a file on the command line). ``ValueError`` for a bad
     option or a per-segment input the configuration does not take, before anything loads;
     ``check_extras=False`` leaves that last check (rule 4) to a caller that words it itself
-    (the command line, which names its files)."""
+    (the command line, which names its files); ``sent_always``: see the module docstring."""
     options, extras = split(cls, keywords)
     extras = {k: v for k, v in extras.items() if v is not None}
     given = [*extras, *(n for n in extra_names if n not in extras)]
-    options = cls.call_options(options, given)
-    config = cls.Config.from_options(**{**dict(preset or {}), **options})
+    options = {**dict(preset or {}), **cls.call_options(options, given)}
+    dropped = _unused(cls, options, sent_always)
+    config = cls.Config.from_options(**{k: v for k, v in options.items() if k not in dropped})
     if check_extras:
         cls.check_extra_names(config, given, syntax)
-    return Call(config, extras)
+    return Call(config, extras, dropped)
+
+
+def _unused(cls: Type["Scorer"], options: Mapping[str, Any], sent_always: Collection[str]) -> Tuple[str, ...]:
+    """The ``sent_always`` names among ``options`` that the configuration of the other options
+    does not use (none when those are refused: their own error comes from the full check)."""
+    names = [n for n in sent_always if n in options]
+    if not names:
+        return ()
+    try:
+        unused = cls.Config.from_options(**{k: v for k, v in options.items() if k not in names}).unused_options()
+    except (ValueError, TypeError):
+        return ()
+    return tuple(n for n in names if n in unused)
 
 
 def config_of(cls: Type["Scorer"], config: Optional[MetricConfig], options: Mapping[str, Any]) -> MetricConfig:

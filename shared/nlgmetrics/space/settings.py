@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 from nlgmetrics import registry
+from nlgmetrics.core.call import resolve
 from nlgmetrics.core.config import MetricConfig, OptionSpec
 
 from .runtime import Runtime
@@ -116,14 +117,10 @@ class ScorerPool:
         unknown = sorted(set(out) - self.accepted)
         if unknown:
             raise ValueError(f"{self.metric} does not take option(s) {', '.join(unknown)}")
-        if "profile" in out:  # the page always sends its profile; a configuration may refuse one it ignores (SAM)
-            try:
-                if "profile" in self.cls.Config.from_options(**{k: v for k, v in out.items() if k != "profile"}
-                                                             ).unused_options():
-                    del out["profile"]
-            except (ValueError, TypeError):
-                pass  # the options' own error comes when the scorer is built
-        return out
+        # the page always sends its profile: the resolver drops it where the configuration uses
+        # none (SAM with a base that runs no model); other refusals come here, before any model loads
+        return {k: v for k, v in out.items() if k not in resolve(self.cls, out, sent_always=("profile",),
+                                                                   check_extras=False).dropped}
 
     def get(self, options: Mapping[str, Any]) -> Any:
         with self.lock:
