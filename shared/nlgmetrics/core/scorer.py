@@ -7,7 +7,6 @@ from typing import Any, Callable, ClassVar, Collection, Dict, List, Mapping, Opt
 
 from .budget import Budget, apply_budget
 from .call import config_of
-from .call import split as split_extras  # noqa: F401 (the surfaces' name for core.call.split)
 from .config import MetricConfig
 from .facts import HigherIsBetter, facts_of
 from .inputs import (
