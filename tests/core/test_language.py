@@ -53,6 +53,20 @@ def test_detection_is_deterministic_and_skips_short_texts():
     assert 30 <= sampled <= 40 and counts["de"] == sampled  # a sample, evenly spaced, not the whole corpus
 
 
+def test_each_text_is_identified_once_across_calls(monkeypatch):
+    """A training loop's evaluations share their references: langdetect runs on a text once."""
+    import langdetect
+
+    seen = []
+    real = langdetect.detect_langs
+    monkeypatch.setattr(langdetect, "detect_langs", lambda text: seen.append(text) or real(text))
+    detect_language.cache_clear()
+    texts = [f"{t} ({k})" for k, t in enumerate(ENGLISH * 4)]
+    assert language_shares(texts) == language_shares(texts) == (12, {"en": 12})
+    assert sorted(seen) == sorted(texts)  # twelve texts, each identified once in two calls
+    detect_language.cache_clear()
+
+
 @pytest.mark.parametrize("scorer", [RoMe, DiscoTK, SAM])
 def test_german_corpus_warns_once_and_strict_mode_refuses(scorer):
     def checked(**options):

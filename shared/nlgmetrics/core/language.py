@@ -5,6 +5,7 @@ an evenly spaced sample): a corpus mostly in a language the metric's resources d
 (its FACTS ``languages``) draws one warning, or an error with the ``language`` option."""
 from __future__ import annotations
 
+import functools
 import warnings
 from collections import Counter
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
@@ -52,15 +53,19 @@ class EnglishOnly:
 SAMPLE = 40
 #: a text shorter than this (letters) is not identified (langdetect guesses on short texts)
 MIN_LETTERS = 20
+#: the texts whose language is remembered (about 2 ms each to identify again)
+DETECTED = 4096
 #: a detection counts when its probability reaches this
 MIN_PROBABILITY = 0.8
 #: the share of sampled segments in languages the resources do not cover that draws the warning
 FOREIGN_SHARE = 0.25
 
 
+@functools.lru_cache(maxsize=DETECTED)
 def detect_language(text: str) -> Optional[str]:
     """The language code langdetect gives ``text`` (seeded: deterministic), or None when the text
-    is too short or the detection unsure.
+    is too short or the detection unsure. Remembered for the last :data:`DETECTED` texts: a
+    training loop's evaluations share their references, which are then identified once.
 
     >>> detect_language("The government announced new measures to help small businesses.")
     'en'
