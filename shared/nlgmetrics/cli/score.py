@@ -19,7 +19,7 @@ from nlgmetrics.cli.mtme_out import add_mtme_out_arguments, check_mtme_out, writ
 from nlgmetrics.core import files
 from nlgmetrics.core.cache import live_caches
 from nlgmetrics.core.config import MetricConfig
-from nlgmetrics.core.facts import facts_of
+from nlgmetrics.core.facts import tree_files_of
 from nlgmetrics.core.inputs import Record
 from nlgmetrics.integrations import distributed
 
@@ -143,7 +143,7 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
         cls.check_extra_names(config, extras, CLI_SYNTAX)
     except ValueError as err:
         raise CLIError(str(err)) from None
-    tree = facts_of(cls).tree_files
+    tree = tree_files_of(cls)
     several = not all(isinstance(v, str) for v in [args.predictions, *refs])
     if tree is None and several:
         raise CLIError(f"{cls.name}: -p and -r take one file each (several paths are tree files, which "
@@ -280,7 +280,7 @@ class _AppendOneOrMore(argparse.Action):
 
 
 def add_score_arguments(p: argparse.ArgumentParser, cls: Optional[Any]) -> None:
-    tree = facts_of(cls).tree_files if cls is not None else None
+    tree = tree_files_of(cls) if cls is not None else None
     as_trees = (f"; or {tree.kind}s, one segment per file: a folder of {tree.suffix} files or "
                 f"several {tree.suffix} paths" if tree else "; a metric that reads tree files takes those too (see "
                 "nlgmetrics score METRIC --help)" if cls is None else "")

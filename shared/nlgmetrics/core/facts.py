@@ -185,6 +185,14 @@ def facts_of(cls: Any) -> MetricFacts:
     return _declared(cls, "FACTS", MetricFacts)
 
 
+def tree_files_of(cls: Any) -> Optional[TreeFiles]:
+    """The tree files a Scorer or Config class reads (None: none, or it declares no FACTS)."""
+    try:
+        return facts_of(cls).tree_files
+    except AttributeError:
+        return None
+
+
 def example_of(cls: Any) -> Example:
     """The example of a Scorer or Config class: the ``EXAMPLE`` of its config module."""
     return _declared(cls, "EXAMPLE", Example)
