@@ -39,7 +39,26 @@ SLOW = ("tests/spaces/test_browser.py", "tests/core/test_memory.py", "tests/core
         # the Space's worker processes (spawned, 5-18 s each); the first worker test stays in the loop
         "tests/spaces/test_workers.py::test_a_request_past", "tests/spaces/test_workers.py::test_a_newer_request",
         "tests/spaces/test_workers.py::test_a_worker_that_cannot", "tests/spaces/test_workers.py::test_the_workers_start",
-        "tests/spaces/test_workers.py::test_a_page_whose")
+        "tests/spaces/test_workers.py::test_a_page_whose",
+        # over 5 s each in the loop (pytest --durations): parity on 1,000 WMT pairs (bert_score runs
+        # too), the meta-evaluation's simulations, RoMe's grammar classifier on many texts
+        "tests/core/test_bertscore_parity.py::test_wmt_pairs",
+        "tests/core/test_bertscore_parity.py::test_scores_do_not_depend_on_the_batch_size",
+        "tests/rome/test_config.py::test_grammar_relative_on_exact_copies",
+        "tests/rome/test_grammar_batching.py::test_the_lite_head_is_bit_identical",
+        "tests/core/test_meta_eval_vs.py::test_item_rank_correlations_and_spa_keep_their_level",
+        "tests/core/test_meta_eval_vs.py::test_acc_eq_keeps_its_level_with_ten_outputs",
+        "tests/core/test_meta_eval_vs.py::test_a_metric_with_less_noise",
+        "tests/core/test_meta_eval_compare_calibration.py",
+        "tests/core/test_unicode.py::test_model_metrics_nfd_marks_and_order",
+        "tests/cli/test_list_and_demo.py::test_the_demo_prints_the_score_command",
+        "tests/integrations/test_transformers_hook.py::test_sources_from_the_inputs_and_a_fixed_list",
+        "tests/rome/test_budget.py::test_20000_marks_without_a_space",
+        "tests/core/test_budget.py::test_a_text_without_spaces_is_cut_to_at_most_max_units",
+        "tests/integrations/test_evaluate_plumbing.py::test_cli_list_and_demo",
+        "tests/cli/test_compare.py::test_compare_text_and_json_from_files",
+        "tests/core/test_embeddings_batched.py::test_longest_row_batches_give_the_same_vectors",
+        "tests/core/test_properties.py::test_lone_surrogate_and_bom_score_like_their_normal_form")
 
 
 def pytest_collection_modifyitems(config, items):
