@@ -1,6 +1,6 @@
 """The metric registry and the Python API on it: ``REGISTRY`` (metric name -> the module and
 class of its scorer, imported on first use), :func:`list_metrics`, :func:`scorer_class`,
-:func:`load` (one scorer per normalised configuration), :func:`score`, :func:`compare`,
+:func:`facts` (read from the configuration alone), :func:`load` (one scorer per normalised configuration), :func:`score`, :func:`compare`,
 :func:`meta_eval`, :func:`metric_path` and :func:`example`. Every surface (cli, space,
 integrations, the evaluate modules) imports these from here; the package root re-exports them.
 A metric is one registry line plus its package (``config.py`` declares its facts, presets and
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from nlgmetrics.core.config import MetricConfig
     from nlgmetrics.core.scorer import Scorer
 
-    from .core.facts import Example
+    from .core.facts import Example, MetricFacts
     from .core.result import MetricResult
     from .core.significance import Comparison
 
@@ -57,6 +57,26 @@ def scorer_class(name: str) -> Type["Scorer"]:
         if err.name == module:
             raise ValueError(f"metric {name!r} is not part of this installation") from err
         raise
+
+
+def facts(name: str) -> "MetricFacts":
+    """The facts of metric ``name`` (:class:`nlgmetrics.core.facts.MetricFacts`): the ``FACTS``
+    its ``config.py`` declares, read without importing the scorer (``nlgmetrics list`` needs no
+    more); a package without one is asked through its scorer's ``Config``."""
+    from .core.facts import MetricFacts, facts_of
+
+    entry = REGISTRY.get(name.lower())
+    if entry is not None:
+        config = f"{entry[0]}.config"
+        try:
+            found = getattr(importlib.import_module(config), "FACTS", None)
+        except ModuleNotFoundError as err:
+            if err.name is None or not f"{config}.".startswith(f"{err.name}."):
+                raise  # a module the configuration imports is missing, not the configuration
+            found = None
+        if isinstance(found, MetricFacts):
+            return found
+    return facts_of(scorer_class(name))
 
 
 def load(name: str, config: Optional["MetricConfig"] = None, *, quiet: Optional[bool] = None,
@@ -232,5 +252,5 @@ def example(name: str) -> "Example":
     return example_of(scorer_class(name))
 
 
-__all__ = ["REGISTRY", "list_metrics", "scorer_class", "load", "score", "compare", "meta_eval", "metric_path",
+__all__ = ["REGISTRY", "list_metrics", "scorer_class", "facts", "load", "score", "compare", "meta_eval", "metric_path",
            "example"]

@@ -40,7 +40,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     whether that is installed here."""
     for name in registry.list_metrics():
         try:
-            line = facts_of(registry.scorer_class(name)).line()
+            line = registry.facts(name).line()  # the configuration's FACTS: no scorer imported
         except Exception as err:  # noqa: BLE001 - list the others; say why this one is out
             line = f"[not available: {type(err).__name__}: {err}]"
         print(f"{name:9s} {line}")

@@ -32,9 +32,15 @@ def package_installed(module: str) -> bool:
 def model_cached(repo_id: str) -> bool:
     """Whether the hub checkpoint ``repo_id`` is in the local Hugging Face cache (no network)."""
     try:
-        from huggingface_hub import try_to_load_from_cache
+        from huggingface_hub import constants
     except ImportError:
         return False
+    # no folder of the repository in the cache (the hub's cache layout: models--org--name): not
+    # cached, known without importing the hub's download module (a quarter second of `list`)
+    if not os.path.isdir(os.path.join(constants.HF_HUB_CACHE, "models--" + repo_id.replace("/", "--"))):
+        return False
+    from huggingface_hub import try_to_load_from_cache
+
     found = try_to_load_from_cache(repo_id, "config.json")
     return isinstance(found, str)
 

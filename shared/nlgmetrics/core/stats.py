@@ -3,15 +3,14 @@ tau-b, the WMT DARR tau-like, bootstrap confidence intervals, system-level corre
 Dunning's G2 and classical multidimensional scaling.
 
 Pearson, Spearman and Kendall are scipy's; correlations of a constant vector or of fewer than
-two pairs are undefined and return ``nan`` (without scipy's warning)."""
+two pairs are undefined and return ``nan`` (without scipy's warning). scipy (about a second to
+import) is imported on first use, so that importing a metric's configuration does not pay it."""
 from __future__ import annotations
 
 import math
 from typing import Callable, Dict, Hashable, Iterable, List, Sequence, Tuple, Union
 
 import numpy as np
-import scipy.stats
-from scipy.special import gammaincc
 
 #: a 1-D run of numbers: a list, a tuple or a numpy array
 Vector = Union[Sequence[float], np.ndarray]
@@ -35,24 +34,38 @@ def _undefined(a: np.ndarray, b: np.ndarray) -> bool:
 def pearson(x: Vector, y: Vector) -> float:
     """Pearson's r (``scipy.stats.pearsonr``); nan when undefined."""
     a, b = _pair(x, y)
-    return float("nan") if _undefined(a, b) else float(scipy.stats.pearsonr(a, b).statistic)
+    if _undefined(a, b):
+        return float("nan")
+    import scipy.stats
+
+    return float(scipy.stats.pearsonr(a, b).statistic)
 
 
 def rankdata(x: Vector) -> np.ndarray:
     """Average ranks (1-based), ties share the mean of their positions (``scipy.stats.rankdata``)."""
+    import scipy.stats
+
     return np.asarray(scipy.stats.rankdata(np.asarray(x, dtype=float)), dtype=float)
 
 
 def spearman(x: Vector, y: Vector) -> float:
     """Spearman's rho (``scipy.stats.spearmanr``, average ranks for ties); nan when undefined."""
     a, b = _pair(x, y)
-    return float("nan") if _undefined(a, b) else float(scipy.stats.spearmanr(a, b).statistic)
+    if _undefined(a, b):
+        return float("nan")
+    import scipy.stats
+
+    return float(scipy.stats.spearmanr(a, b).statistic)
 
 
 def kendall_tau_b(x: Vector, y: Vector) -> float:
     """Kendall tau-b (``scipy.stats.kendalltau``, O(n log n)); nan when undefined."""
     a, b = _pair(x, y)
-    return float("nan") if _undefined(a, b) else float(scipy.stats.kendalltau(a, b, variant="b").statistic)
+    if _undefined(a, b):
+        return float("nan")
+    import scipy.stats
+
+    return float(scipy.stats.kendalltau(a, b, variant="b").statistic)
 
 
 # Hand-written below, each for something scipy lacks:
@@ -187,6 +200,8 @@ def g2_neg_log_p(g2_value: float, df: int) -> float:
     far tail, where the survival function underflows, by a continued fraction."""
     if df < 1 or g2_value <= 0:
         return 0.0
+    from scipy.special import gammaincc
+
     q = float(gammaincc(df / 2.0, g2_value / 2.0))
     if q > 1e-300:
         return -math.log(q) + 0.0  # no -0.0
@@ -258,6 +273,8 @@ def _g2_side(observed: np.ndarray, column: np.ndarray, total: np.ndarray) -> np.
 def g2_neg_log_p_rows(g2_values: np.ndarray, df: np.ndarray) -> np.ndarray:
     """:func:`g2_neg_log_p` of each (G2, df) pair; the far tail (p under 1e-300) by the
     scalar function's continued fraction."""
+    from scipy.special import gammaincc
+
     g, k = np.asarray(g2_values, dtype=float), np.asarray(df)
     out = np.zeros(g.shape)
     live = (k >= 1) & (g > 0)

@@ -24,31 +24,41 @@ Checks: a translation that stops at the generation limit warns; a non-finite dir
 (activations overflowing fp16/bf16) is a ``ValueError`` naming the dtype, never a NaN score.
 
 The package: :mod:`.directions` (direction names, augmentation languages, direction weights)
-and :mod:`.scorer` (configuration and scorer).
+and :mod:`.scorer` (configuration and scorer). Each name below is imported from its module on
+first use (:mod:`nlgmetrics.core.lazy`): ``import nlgmetrics.datscore`` loads no model library.
 """
 from __future__ import annotations
 
-from .config import DEFAULT_MODEL, DATScoreConfig
-from .directions import (
-    ALL_DIRECTIONS,
-    DIRECTION_SETS,
-    DIRECTION_WEIGHTINGS,
-    MIN_SEGMENTS_FOR_OVR,
-    augmentation_languages,
-    direction_weights,
-    one_vs_rest_weights,
-)
-from .scorer import DATScore
+from typing import TYPE_CHECKING, Any, List
 
-__all__ = [
-    "ALL_DIRECTIONS",
-    "DEFAULT_MODEL",
-    "DIRECTION_SETS",
-    "DIRECTION_WEIGHTINGS",
-    "MIN_SEGMENTS_FOR_OVR",
-    "DATScore",
-    "DATScoreConfig",
-    "augmentation_languages",
-    "direction_weights",
-    "one_vs_rest_weights",
-]
+from ..core.lazy import LazyExports
+
+_EXPORTS = LazyExports(__name__, {
+    ".config": ("DEFAULT_MODEL", "DATScoreConfig"),
+    ".directions": ("ALL_DIRECTIONS", "DIRECTION_SETS", "DIRECTION_WEIGHTINGS", "MIN_SEGMENTS_FOR_OVR",
+                    "augmentation_languages", "direction_weights", "one_vs_rest_weights"),
+    ".scorer": ("DATScore",),
+})
+__all__ = _EXPORTS.names
+
+
+def __getattr__(name: str) -> Any:
+    return _EXPORTS.attribute(name)
+
+
+def __dir__() -> List[str]:
+    return _EXPORTS.dir()
+
+
+if TYPE_CHECKING:
+    from .config import DEFAULT_MODEL, DATScoreConfig
+    from .directions import (
+        ALL_DIRECTIONS,
+        DIRECTION_SETS,
+        DIRECTION_WEIGHTINGS,
+        MIN_SEGMENTS_FOR_OVR,
+        augmentation_languages,
+        direction_weights,
+        one_vs_rest_weights,
+    )
+    from .scorer import DATScore

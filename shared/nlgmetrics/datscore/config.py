@@ -5,8 +5,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from nlgmetrics.datscore.seq2seq import TOKEN_WEIGHTINGS
-
 from ..core.budget import WORDS, Budget
 from ..core.config import MetricConfig, option
 from ..core.facts import Example, MetricFacts, Need
@@ -20,6 +18,7 @@ from .directions import (
     check_fixed_weights,
     scored_directions,
 )
+from .translations import TOKEN_WEIGHTINGS
 
 DEFAULT_MODEL = "facebook/m2m100_418M"
 #: the work budget per segment: characters and whitespace words of a text before tokenizing (over

@@ -13,7 +13,6 @@ from nlgmetrics.core.inputs import Inputs, Record
 from nlgmetrics.core.record_fields import Field, explanation, numbers
 from nlgmetrics.core.scorer import Scorer
 from nlgmetrics.core.significance import Resampler
-from nlgmetrics.datscore.seq2seq import Seq2SeqLM
 
 from ..core.result import MetricResult, make_signature
 from .config import DEFAULT_MODEL, DATScoreConfig
@@ -45,6 +44,8 @@ class DATScore(Scorer):
             c.direction_weights if c.direction_weights is not None else ("uniform" if bartscore else "one-vs-rest"))
         self.directions = check_directions(c.directions, c.exclude_directions)
         self.excluded = tuple(str(d).lower() for d in c.exclude_directions)
+        from .seq2seq import Seq2SeqLM  # here: torch and transformers (the CLI's --help reads this class)
+
         self.lm = Seq2SeqLM(c.model, device=c.device, dtype=c.dtype, batch_size=c.batch_size,
                             max_length=c.max_length, cache_dir=c.cache_dir, quiet=self.quiet,
                             batch_tokens=c.batch_tokens)

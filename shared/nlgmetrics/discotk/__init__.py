@@ -17,27 +17,46 @@ from :class:`~nlgmetrics.discotk.discourse.HeuristicRSTParser` (an offline appro
 parser) or from the inputs themselves when they are RST trees (see :mod:`nlgmetrics.discotk.discourse`).
 
 Files: :mod:`.config` (the options), :mod:`.combine` (normalisation, learned weights),
-:mod:`.members` (party's non-discourse members), :mod:`.scorer` (the scorer).
+:mod:`.members` (party's non-discourse members), :mod:`.scorer` (the scorer). Each name below is
+imported from its module on first use (:mod:`nlgmetrics.core.lazy`).
 """
 from __future__ import annotations
 
-from nlgmetrics.discotk.discourse import REPRESENTATIONS
+from typing import TYPE_CHECKING, Any, List
 
-from .combine import WEIGHTS_FILE, PairwiseModel, asiya_normalize, fit_pairwise, shipped_model
-from .config import INPUT_FORMATS, NORMALIZATIONS, VARIANTS, DiscoTKConfig
-from .members import (
-                      ABSENT_MEMBERS,
-                      EXTRA_MEMBERS,
-                      PARTY_MEMBERS,
-                      DependencyItems,
-                      dependency_overlap,
-                      hwcm,
-                      meteor_similarity,
-                      ter_similarity,
-)
-from .scorer import Analysis, DiscoTK, feature_names
+from ..core.lazy import LazyExports
 
-__all__ = ["ABSENT_MEMBERS", "EXTRA_MEMBERS", "INPUT_FORMATS", "NORMALIZATIONS", "PARTY_MEMBERS", "REPRESENTATIONS",
-           "VARIANTS", "WEIGHTS_FILE", "Analysis", "DependencyItems", "DiscoTK", "DiscoTKConfig", "PairwiseModel",
-           "asiya_normalize", "dependency_overlap", "feature_names", "fit_pairwise", "hwcm", "meteor_similarity",
-           "shipped_model", "ter_similarity"]
+_EXPORTS = LazyExports(__name__, {
+    ".combine": ("WEIGHTS_FILE", "PairwiseModel", "asiya_normalize", "fit_pairwise", "shipped_model"),
+    ".config": ("INPUT_FORMATS", "NORMALIZATIONS", "VARIANTS", "DiscoTKConfig"),
+    ".discourse": ("REPRESENTATIONS",),
+    ".members": ("ABSENT_MEMBERS", "EXTRA_MEMBERS", "PARTY_MEMBERS", "DependencyItems", "dependency_overlap",
+                 "hwcm", "meteor_similarity", "ter_similarity"),
+    ".scorer": ("Analysis", "DiscoTK", "feature_names"),
+})
+__all__ = _EXPORTS.names
+
+
+def __getattr__(name: str) -> Any:
+    return _EXPORTS.attribute(name)
+
+
+def __dir__() -> List[str]:
+    return _EXPORTS.dir()
+
+
+if TYPE_CHECKING:
+    from .combine import WEIGHTS_FILE, PairwiseModel, asiya_normalize, fit_pairwise, shipped_model
+    from .config import INPUT_FORMATS, NORMALIZATIONS, VARIANTS, DiscoTKConfig
+    from .discourse import REPRESENTATIONS
+    from .members import (
+        ABSENT_MEMBERS,
+        EXTRA_MEMBERS,
+        PARTY_MEMBERS,
+        DependencyItems,
+        dependency_overlap,
+        hwcm,
+        meteor_similarity,
+        ter_similarity,
+    )
+    from .scorer import Analysis, DiscoTK, feature_names

@@ -8,23 +8,33 @@ from ..core.budget import TOKENS, Budget
 from ..core.config import MetricConfig, option
 from ..core.facts import Example, MetricFacts, Need
 from ..core.option_files import OptionFileNotFoundError, check_option_file
-from .features import (
-    ALIGNMENT_RULES,
-    ANTONYM_RULES,
-    DELTA_EMD,
-    DELTA_TED,
-    EMD_WEIGHTINGS,
-    FUNCTION_WORD_WEIGHT,
-    GAMMA,
-    GRAMMAR_RELATIVE,
-    NAME_RULES,
-    TED_NORMALIZATIONS,
-    UNALIGNED_COSTS,
-)
-from .grammar import GRAMMAR_PUNCTUATION
-from .ted import TREE_KINDS
 
 COMPONENTS = ("rome", "emd", "ted", "grammar")
+
+# -- the features' constants and choices, here so that the configuration (the command line's
+# --help, nlgmetrics list) imports no feature module; features, ted and grammar import them from here
+DELTA_EMD = 0.60
+DELTA_TED = 0.65
+GAMMA = 0.07
+TED_NORMALIZATIONS = ("max", "sum")
+ALIGNMENT_RULES = ("argmax", "thresholded")
+#: what a word pair outside the hard alignment costs in F_EMD's transport matrix
+UNALIGNED_COSTS = ("one", "cosine")
+#: F_EMD word weights
+EMD_WEIGHTINGS = ("tfidf", "content")
+#: how F_EMD treats a hypothesis word and a reference word that are antonyms
+ANTONYM_RULES = ("off", "wordnet")
+#: how F_EMD treats a hypothesis word and a reference word that are two different proper names
+NAME_RULES = ("off", "capitalised")
+#: how F_grammar enters the network: off (the specification: P(hypothesis acceptable)) or
+#: difference (relative to the reference: see :func:`~nlgmetrics.rome.features.relative_grammar`)
+GRAMMAR_RELATIVE = ("off", "difference")
+#: how F_grammar treats a hypothesis without final punctuation
+GRAMMAR_PUNCTUATION = ("as-is", "full-stop")
+#: relative weight of a function word under ``weights="content"`` (content words weigh 1)
+FUNCTION_WORD_WEIGHT = 0.2
+#: F_TED's trees (:func:`~nlgmetrics.rome.ted.dependency_tree`)
+TREE_KINDS = ("lemma", "roles", "roles_copula")
 #: the work budget per segment (benchmarks/budget_caps.py: about 2 s per worst-case segment on
 #: two cores): the highest max_words (F_EMD's and F_TED's words), and a cap on any text before
 #: analysis, in characters and in tokens (core.budget.TOKENS: what the parser's and encoder's

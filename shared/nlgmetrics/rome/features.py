@@ -33,31 +33,24 @@ import numpy as np
 
 from nlgmetrics.core.inputs import INVISIBLE_CATEGORIES, check_choice, visible_text  # noqa: F401 (re-exported)
 
-from ..core.embeddings import normalize_rows
 from ..core.lexical import wordnet_antonyms, wordnet_common_word, wordnet_related_forms
+from .config import (  # noqa: F401 (declared with the options; re-exported)
+    ALIGNMENT_RULES,
+    ANTONYM_RULES,
+    DELTA_EMD,
+    DELTA_TED,
+    EMD_WEIGHTINGS,
+    FUNCTION_WORD_WEIGHT,
+    GAMMA,
+    GRAMMAR_RELATIVE,
+    NAME_RULES,
+    TED_NORMALIZATIONS,
+    UNALIGNED_COSTS,
+)
 
-DELTA_EMD = 0.60
-DELTA_TED = 0.65
-GAMMA = 0.07
 ROOT_LABEL = "<root>"
-COMPONENTS = ("rome", "emd", "ted", "grammar")
-TED_NORMALIZATIONS = ("max", "sum")
-ALIGNMENT_RULES = ("argmax", "thresholded")
-#: what a word pair outside the hard alignment costs in F_EMD's transport matrix
-UNALIGNED_COSTS = ("one", "cosine")
-#: F_EMD word weights
-EMD_WEIGHTINGS = ("tfidf", "content")
-#: how F_EMD treats a hypothesis word and a reference word that are antonyms
-ANTONYM_RULES = ("off", "wordnet")
-#: how F_EMD treats a hypothesis word and a reference word that are two different proper names
-NAME_RULES = ("off", "capitalised")
-#: how F_grammar enters the network: off (the specification: P(hypothesis acceptable)) or
-#: difference (relative to the reference: see :func:`relative_grammar`)
-GRAMMAR_RELATIVE = ("off", "difference")
 #: characters that end a sentence (the next word's capital letter is then no sign of a name)
 SENTENCE_ENDS = frozenset(".!?\u2026\u3002\uff01\uff1f")
-#: relative weight of a function word under ``weights="content"`` (content words weigh 1)
-FUNCTION_WORD_WEIGHT = 0.2
 #: closed-class English words (articles and determiners, pronouns, auxiliaries and copulas,
 #: prepositions, conjunctions, particles) that ``weights="content"`` scales down; negations
 #: (not, no, never, nor) and numbers stay content words, except "one", listed as a pronoun
@@ -256,6 +249,8 @@ def word_cosines(hyp_words: Sequence[str], ref_words: Sequence[str], hyp_vecs: n
                  ref_opaque: Sequence[bool] | None = None) -> np.ndarray:
     """Cosines of the word vectors in [-1, 1]; a pair with an opaque word (one with a subword
     the encoder maps to its unknown token) gets 1 when the two texts are equal, else 0."""
+    from ..core.embeddings import normalize_rows  # here: core.embeddings imports torch
+
     cos = np.clip(normalize_rows(hyp_vecs) @ normalize_rows(ref_vecs).T, -1.0, 1.0)
     if hyp_opaque is not None and ref_opaque is not None and (any(hyp_opaque) or any(ref_opaque)):
         either = np.asarray(hyp_opaque, dtype=bool)[:, None] | np.asarray(ref_opaque, dtype=bool)[None, :]

@@ -44,6 +44,7 @@ from ..core.models import (
     tokenize,
 )
 from ..core.option_files import MAX_OPTION_BYTES, OptionFileError, finite_numbers, read_option_file
+from .config import GRAMMAR_PUNCTUATION  # noqa: F401 (declared with the options; re-exported)
 from .features import SENTENCE_ENDS
 
 DELTA_PREFIX = "delta."  # dense additive delta of a parameter (LayerNorms; all of the earlier format)
@@ -260,8 +261,6 @@ def quantized_state(state: dict[str, np.ndarray], group: int = Q4_GROUP) -> dict
 
 #: what may follow a sentence's final punctuation (closing quotes and brackets)
 CLOSING_MARKS = "\"')]}\u00bb\u201d\u2019"
-#: how F_grammar treats a hypothesis without final punctuation
-GRAMMAR_PUNCTUATION = ("as-is", "full-stop")
 
 
 def with_end_punctuation(text: str) -> str:

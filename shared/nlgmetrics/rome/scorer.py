@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,17 +21,20 @@ from nlgmetrics.core.record_fields import Field, explanation, integer, number
 from nlgmetrics.core.scorer import Scorer, mean_reduce
 from nlgmetrics.core.significance import Resampler, mean_resampler
 
-from ..core.embeddings import ContextualEncoder
 from ..core.language import EnglishOnly
 from ..core.linguistic import get_analyzer
-from ..core.models import tokenize
 from ..core.result import MetricResult
 from .config import COMPONENTS, FIT, MAX_TED_WORK, NEEDS, PROFILES, RoMeConfig, _check_file_option
 from .features import clip_words, emd_similarity, name_flags, preprocess, relative_grammar, visible_text
-from .grammar import CoLAClassifier, TunedGrammarHead, load_grammar, with_end_punctuation
 from .network import FEATURE_ORDER, ScorerNetwork
 from .ted import DependencyTree, dependency_tree, ted_se
 from .tree_edit import ted_work
+
+if TYPE_CHECKING:
+    from ..core.embeddings import ContextualEncoder
+
+# The model code (core.embeddings, core.models, .grammar: torch and transformers) is imported
+# where a scorer sets up or runs, not here: the command line reads RoMe's class for --help.
 
 
 def _checked_pairs(predictions: Any, references: Any) -> tuple[list[str], list[str]]:
@@ -83,12 +86,16 @@ class RoMe(Scorer):
                                "shared/tools/training/rome_grammar.py), a hub id or directory, or None for the profile's")
         self.encoder: ContextualEncoder | None = None
         if needs & {"emd", "ted"}:
+            from ..core.embeddings import ContextualEncoder
+
             self.encoder = ContextualEncoder(str(cfg.resource("model")), device=cfg.device, dtype=cfg.dtype,
                                              batch_size=cfg.batch_size, quiet=self.quiet)
         self.linguistic_backend = str(cfg.resource("linguistic_backend"))
         self._analyzer: Any = get_analyzer(self.linguistic_backend) if "ted" in needs else None
         self.grammar: Any | None = None
         if "grammar" in needs:
+            from .grammar import load_grammar
+
             self.grammar = load_grammar(str(cfg.resource("grammar_model")), device=cfg.device, dtype=cfg.dtype,
                                         batch_size=cfg.batch_size, label=cfg.grammar_label)
 
@@ -148,6 +155,8 @@ class RoMe(Scorer):
         token; such a word is compared by its text, since its vector cannot tell it from another
         word that differs only in unknown characters ("好消息" and "坏消息")."""
         assert self.encoder is not None
+        from ..core.models import tokenize
+
         tok = self.encoder.tokenizer
         unk = tok.unk_token_id
         words = list(dict.fromkeys(w for ws in lists for w in ws))
@@ -159,6 +168,8 @@ class RoMe(Scorer):
         """Per word: the mean of its word pieces' input embeddings (no context)."""
         assert self.encoder is not None
         import torch
+
+        from ..core.models import tokenize
 
         table = self.encoder.model.get_input_embeddings().weight
         words = list(dict.fromkeys(w for ws in lists for w in ws))
@@ -270,6 +281,8 @@ class RoMe(Scorer):
             if self.grammar is None:
                 raise ValueError(f"this scorer was built with component={self.config.component!r} "
                                  "and has no grammar classifier")
+            from .grammar import with_end_punctuation
+
             rule = self.config.grammar_relative if relative else "off"
             unique = [t for t in dict.fromkeys(hyps + refs if rule != "off" else hyps) if t.strip()]
             inputs = ([with_end_punctuation(t) for t in unique] if self.config.grammar_punctuation == "full-stop"
@@ -362,4 +375,4 @@ class RoMe(Scorer):
         return mean_resampler([r["score"] for r in records])
 
 
-__all__ = ["COMPONENTS", "FIT", "PROFILES", "CoLAClassifier", "RoMe", "RoMeConfig", "TunedGrammarHead"]
+__all__ = ["COMPONENTS", "FIT", "PROFILES", "RoMe", "RoMeConfig"]

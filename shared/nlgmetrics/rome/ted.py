@@ -12,7 +12,8 @@ from nlgmetrics.rome.tree_edit import tree_edit_distance
 from ..core.inputs import check_choice
 from ..core.linguistic import Parsed
 from ..core.trees import Tree
-from .features import DELTA_TED, ROOT_LABEL, TED_NORMALIZATIONS, word_cosines
+from .config import DELTA_TED, TED_NORMALIZATIONS, TREE_KINDS  # noqa: F401 (TREE_KINDS: re-exported)
+from .features import ROOT_LABEL, word_cosines
 
 
 # -- F_TED ----------------------------------------------------------------------------------
@@ -35,7 +36,6 @@ class DependencyTree:
         return len(self.lemmas)
 
 
-TREE_KINDS = ("lemma", "roles", "roles_copula")
 #: word classes left out of a ``roles`` tree (auxiliaries, articles, prepositions, conjunctions)
 FUNCTION_UPOS = ("DET", "AUX", "ADP", "CCONJ", "SCONJ")
 _SUBJ = ("nsubj", "csubj")

@@ -18,22 +18,42 @@ to ``p * min(1, k / n)`` for a mismatch of n > k items (:func:`damped_p`; measur
 (-0.669, 0.856, 0.7625)
 >>> adjust(0.92, 0.5), adjust(-0.5, 0.5, low=-1.0), adjust(-0.5, 0.5)
 (0.46, -0.75, -0.75)
+
+Each name is imported from its module on first use (:mod:`nlgmetrics.core.lazy`).
 """
 from __future__ import annotations
 
-from nlgmetrics.sam.adjust import (
-    adjust,
-    damp,
-    damp_adjustment,
-    damped_p,
-    match_items,
-    sentiment_adjustment,
-    unmatched_count,
-    weighted_polarity,
-)
-from nlgmetrics.sam.config import BASE_LOW, BASE_SCALES, BASES, DAMPING, MATCHING, PROFILES, SAMConfig, parse_range
-from nlgmetrics.sam.scorer import SAM, check_base_score, check_base_scores, check_given
+from typing import TYPE_CHECKING, Any, List
 
-__all__ = ["SAM", "SAMConfig", "BASES", "BASE_SCALES", "BASE_LOW", "DAMPING", "MATCHING", "PROFILES", "adjust", "damp",
-           "damp_adjustment", "damped_p", "match_items", "sentiment_adjustment", "unmatched_count", "weighted_polarity",
-           "parse_range", "check_base_score", "check_base_scores", "check_given"]
+from ..core.lazy import LazyExports
+
+_EXPORTS = LazyExports(__name__, {
+    ".adjust": ("adjust", "damp", "damp_adjustment", "damped_p", "match_items", "sentiment_adjustment",
+                "unmatched_count", "weighted_polarity"),
+    ".config": ("BASE_LOW", "BASE_SCALES", "BASES", "DAMPING", "MATCHING", "PROFILES", "SAMConfig", "parse_range"),
+    ".scorer": ("SAM", "check_base_score", "check_base_scores", "check_given"),
+})
+__all__ = _EXPORTS.names
+
+
+def __getattr__(name: str) -> Any:
+    return _EXPORTS.attribute(name)
+
+
+def __dir__() -> List[str]:
+    return _EXPORTS.dir()
+
+
+if TYPE_CHECKING:
+    from .adjust import (
+        adjust,
+        damp,
+        damp_adjustment,
+        damped_p,
+        match_items,
+        sentiment_adjustment,
+        unmatched_count,
+        weighted_polarity,
+    )
+    from .config import BASE_LOW, BASE_SCALES, BASES, DAMPING, MATCHING, PROFILES, SAMConfig, parse_range
+    from .scorer import SAM, check_base_score, check_base_scores, check_given

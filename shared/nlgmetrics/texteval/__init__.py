@@ -59,36 +59,35 @@ distances 0, scores 0 and r2 1.
 
 The package: :mod:`.features` (tokens, tags, ambiguity classes, n-grams), :mod:`.analysis`
 (distances, composites, scaling, standard sets) and :mod:`.scorer` (configuration and scorer).
+Each name below is imported from its module on first use (:mod:`nlgmetrics.core.lazy`).
 """
 from __future__ import annotations
 
-from ..core.stats import g2_neg_log_p as neg_log_p
-from .analysis import DISTANCES, SetRanking, pair_distance, rating_weights
-from .config import APPROACHES, CORPUS_MODES, TextEvalConfig
-from .features import (
-           CLOSED_CLASS,
-           FEATURES,
-           TAGSETS,
-           ambiguity_class,
-           ngram_counts,
-           tokenize,
-)
-from .scorer import TextEval
+from typing import TYPE_CHECKING, Any, List
 
-__all__ = [
-           "APPROACHES",
-           "CLOSED_CLASS",
-           "CORPUS_MODES",
-           "DISTANCES",
-           "FEATURES",
-           "TAGSETS",
-           "SetRanking",
-           "TextEval",
-           "TextEvalConfig",
-           "ambiguity_class",
-           "neg_log_p",
-           "ngram_counts",
-           "pair_distance",
-           "rating_weights",
-           "tokenize",
-]
+from ..core.lazy import LazyExports
+
+_EXPORTS = LazyExports(__name__, {
+    "..core.stats": ("g2_neg_log_p as neg_log_p",),
+    ".analysis": ("DISTANCES", "SetRanking", "pair_distance", "rating_weights"),
+    ".config": ("APPROACHES", "CORPUS_MODES", "TextEvalConfig"),
+    ".features": ("CLOSED_CLASS", "FEATURES", "TAGSETS", "ambiguity_class", "ngram_counts", "tokenize"),
+    ".scorer": ("TextEval",),
+})
+__all__ = _EXPORTS.names
+
+
+def __getattr__(name: str) -> Any:
+    return _EXPORTS.attribute(name)
+
+
+def __dir__() -> List[str]:
+    return _EXPORTS.dir()
+
+
+if TYPE_CHECKING:
+    from ..core.stats import g2_neg_log_p as neg_log_p
+    from .analysis import DISTANCES, SetRanking, pair_distance, rating_weights
+    from .config import APPROACHES, CORPUS_MODES, TextEvalConfig
+    from .features import CLOSED_CLASS, FEATURES, TAGSETS, ambiguity_class, ngram_counts, tokenize
+    from .scorer import TextEval
