@@ -51,3 +51,37 @@ print(os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS"), "transformers" in sys.modu
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["1", "False"]
     assert callable(cli.build_parser)
+
+
+def test_a_usage_error_before_scoring_imports_no_heavy_library(tmp_path):
+    """The device and dtype checks need torch only for values it must resolve (cuda, fp16):
+    the defaults (auto, fp32) are valid anywhere, so a missing input file is reported without
+    importing torch (it was 2 s here)."""
+    argv = ["score", "sam", "-p", str(tmp_path / "missing.txt"), "-r", str(tmp_path / "missing.txt"), "--base", "chrf"]
+    done = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)], capture_output=True, text=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+    assert done.stderr.startswith("error: ") and "missing.txt" in done.stderr
+
+
+def test_a_model_that_cannot_be_had_is_one_error_line_with_exit_1(monkeypatch):
+    """load_scorer recognises core.models' error without importing core.models (torch)."""
+    from nlgmetrics import registry
+    from nlgmetrics.cli.common import CLIError, load_scorer
+    from nlgmetrics.core.models import ModelUnavailableError
+
+    config = registry.scorer_class("sam").Config.from_options(base="chrf")
+
+    def unavailable(*args, **kwargs):
+        raise ModelUnavailableError("no checkpoint roberta-large here, and the hub cannot be reached")
+
+    monkeypatch.setattr(registry, "load", unavailable)
+    with pytest.raises(CLIError) as info:
+        load_scorer("sam", config, quiet=True)
+    assert info.value.code == 1 and "hub cannot be reached" in str(info.value)
+
+    def broken(*args, **kwargs):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(registry, "load", broken)
+    with pytest.raises(KeyError):
+        load_scorer("sam", config, quiet=True)

@@ -115,6 +115,9 @@ def check_device(config: MetricConfig) -> None:
     names = set(type(config).names())
     if "device" not in names and "dtype" not in names:
         return
+    if (str(getattr(config, "device", None)) in ("None", "auto", "cpu")
+            and str(getattr(config, "dtype", None)).lower() in ("none", "fp32", "bf16")):
+        return  # valid wherever torch runs: no torch import (2 s) before a run that may load no model
     import torch
 
     from nlgmetrics.core import models
@@ -146,14 +149,19 @@ def load_scorer(name: str, config: MetricConfig, quiet: bool) -> Any:
     is one error line (exit 1); an input file an option names that cannot be read (e.g. SAM's
     ``lexicon``: an ``InputFileError``) is a usage error (exit 2)."""
     from nlgmetrics.core.files import InputFileError
-    from nlgmetrics.core.models import ModelUnavailableError
 
     try:
         return registry.load(name, config, quiet=quiet)
     except InputFileError as err:
         raise CLIError(str(err)) from None
-    except (ValueError, FileNotFoundError, OSError, ModelUnavailableError) as err:
+    except (ValueError, FileNotFoundError, OSError) as err:
         raise CLIError(str(err), code=1) from None
+    except Exception as err:
+        # core.models (torch) is not imported for this: a scorer that loads no model cannot raise its error
+        models = sys.modules.get("nlgmetrics.core.models")
+        if models is not None and isinstance(err, models.ModelUnavailableError):
+            raise CLIError(str(err), code=1) from None
+        raise
 
 
 # -- output --------------------------------------------------------------------------------------
