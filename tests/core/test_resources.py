@@ -218,3 +218,25 @@ def test_encoder_word_and_sentence_vectors():
     with pytest.warns(UserWarning, match="truncated"):
         long = enc.token_vectors(["word " * 2000])
     assert len(long[0][1]) <= enc.max_length
+
+
+def test_the_embedded_wordnet_reader_answers_as_nltks_own_without_the_version_map():
+    """core.resources.wordnet skips nltk's 3.0 -> loaded-version map (identity for the embedded
+    3.0) and answers every lookup as nltk's own reader over the same files does."""
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    from nlgmetrics.core.resources import ensure_wordnet, wordnet
+
+    ours = wordnet()
+    assert ours.get_version() == "3.0" and ours.map30 is None
+    with pytest.warns(UserWarning, match="multilingual"):
+        theirs = WordNetCorpusReader(str(ensure_wordnet() / "corpora" / "wordnet"), None)
+    assert theirs.map30 is not None  # nltk builds the map (the ~1.7 s this reader saves)
+    for word in ("dog", "good", "run", "happily", "bank", "anger", "geese", "better"):
+        for pos in (None, "n", "v", "a", "r"):
+            assert [s.name() for s in ours.synsets(word, pos)] == [s.name() for s in theirs.synsets(word, pos)]
+        assert [lem.name() for s in ours.synsets(word) for lem in s.lemmas()] == \
+            [lem.name() for s in theirs.synsets(word) for lem in s.lemmas()]
+        assert ours.morphy(word) == theirs.morphy(word)
+    antonyms = [a.name() for lem in ours.synsets("good", "a")[0].lemmas() for a in lem.antonyms()]
+    assert antonyms == ["bad"]
