@@ -40,7 +40,7 @@ def own_forward(encoder):
 
 
 @pytest.mark.parametrize("batch_size", [1, 5, 64])
-@pytest.mark.parametrize("layer", [None, 3])
+@pytest.mark.parametrize("layer", [None, 0, 3])
 def test_packed_passes_equal_the_models_own_forward(batch_size, layer, monkeypatch):
     want = encodings(own_forward(ContextualEncoder("minilm", device="cpu", batch_size=batch_size, layer=layer,
                                                    quiet=True)))
