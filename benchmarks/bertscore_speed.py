@@ -8,9 +8,12 @@ references, as a system-level evaluation scores them. Both sides run with ``batc
 (model loaded before the clock); nlgmetrics from a fresh ``ContextualEncoder`` per round (the
 model is shared, the encoding cache empty), so neither side keeps vectors between rounds.
 Rounds alternate the order (A B, then B A); reported are the medians and the median of the
-per-round speed ratios. The largest |F1| difference between the two is recorded too.
+per-round speed ratios, of wall time and of the process's CPU time (all threads; less sensitive
+than wall time to other jobs on a shared machine, though not immune: a descheduled thread
+makes its partner wait), and the machine's load before and after. The largest |F1| difference
+between the two is recorded too. ``--no-write`` prints the tables without writing the result.
 
-    python benchmarks/bertscore_speed.py [--rounds 3] [--threads 2] [--refs 100] [--systems 8]
+    python benchmarks/bertscore_speed.py [--rounds 3] [--threads 2] [--refs 100] [--systems 8] [--no-write]
 """
 from __future__ import annotations
 
@@ -19,13 +22,14 @@ import gc
 import os
 import statistics
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Callable, Dict, List, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch  # noqa: E402
-from common import peak_rss_mb, read_jsonl, table, timer, write_results  # noqa: E402
+from common import markdown_table, peak_rss_mb, read_jsonl, table, timer, write_results  # noqa: E402
 
 from nlgmetrics.core.embeddings import ContextualEncoder, bertscore  # noqa: E402
 from nlgmetrics.core.models import lite_encoder_path  # noqa: E402
@@ -47,6 +51,7 @@ def main() -> None:
     parser.add_argument("--refs", type=int, default=100)
     parser.add_argument("--systems", type=int, default=8)
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--no-write", action="store_true", help="print the tables, write no result file")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     torch.set_num_threads(args.threads)
@@ -69,26 +74,38 @@ def main() -> None:
 
     runs: Dict[str, Callable[[], None]] = {"bert_score 0.3.13": run_bert_score, "nlgmetrics": run_nlgmetrics}
     times: Dict[str, List[float]] = {name: [] for name in runs}
+    cpu: Dict[str, List[float]] = {name: [] for name in runs}
+    load_before = os.getloadavg()[0]
     for rnd in range(args.rounds):
         for name in (list(runs) if rnd % 2 == 0 else list(runs)[::-1]):
             gc.collect()
+            started = time.process_time()
             with timer() as t:
                 runs[name]()
+            cpu[name].append(time.process_time() - started)
             times[name].append(t["seconds"])
     ratios = [b / a for a, b in zip(times["nlgmetrics"], times["bert_score 0.3.13"])]
+    cpu_ratios = [b / a for a, b in zip(cpu["nlgmetrics"], cpu["bert_score 0.3.13"])]
     diff = max(abs(a - b) for a, b in zip(scores["nlgmetrics"], scores["bert_score"]))
-    rows = [[name, statistics.median(ts), n / statistics.median(ts), ", ".join(f"{s:.2f}" for s in ts)]
-            for name, ts in times.items()]
+    rows = [[name, statistics.median(ts), n / statistics.median(ts), ", ".join(f"{s:.2f}" for s in ts),
+             statistics.median(cpu[name])] for name, ts in times.items()]
     speed = table(f"BERTScore on {n} WMT21 de-en pairs ({args.systems} systems x {args.refs} references), CPU",
-                  ["implementation", "seconds (median)", "pairs/s", "seconds per round"], rows,
+                  ["implementation", "seconds (median)", "pairs/s", "seconds per round", "CPU seconds (median)"],
+                  rows,
                   f"{args.rounds} interleaved rounds; torch threads {args.threads}; batch size {args.batch_size}; "
                   f"all-MiniLM-L6-v2 layer 6, no idf. Speed ratio nlgmetrics / bert_score (median of per-round "
-                  f"ratios): {statistics.median(ratios):.2f}x; largest |F1 difference| {diff:.1e}.")
-    notes = [f"Per-round speed ratios: {', '.join(f'{r:.2f}' for r in ratios)}.",
-             f"Machine load (1-minute average) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
-             "(shared with other jobs).", f"Peak RSS {peak_rss_mb():.0f} MiB."]
-    write_results("bertscore_speed", [speed], notes,
-                  extra={"speed_ratio": statistics.median(ratios), "max_f1_difference": diff})
+                  f"ratios): {statistics.median(ratios):.2f}x (CPU time: {statistics.median(cpu_ratios):.2f}x); largest "
+                  f"|F1 difference| {diff:.1e}.")
+    notes = [f"Per-round speed ratios: {', '.join(f'{r:.2f}' for r in ratios)}; of CPU time: "
+             f"{', '.join(f'{r:.2f}' for r in cpu_ratios)}.",
+             f"Machine load (1-minute average) before and after: {load_before:.1f}, {os.getloadavg()[0]:.1f} on "
+             f"{os.cpu_count()} CPUs (shared with other jobs).", f"Peak RSS {peak_rss_mb():.0f} MiB."]
+    extra = {"speed_ratio": statistics.median(ratios), "cpu_time_ratio": statistics.median(cpu_ratios),
+             "max_f1_difference": diff}
+    if args.no_write:
+        print(markdown_table(speed), *notes, extra, sep="\n")
+        return
+    write_results("bertscore_speed", [speed], notes, extra=extra)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections import Counter
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -27,6 +27,7 @@ from .models import (
     resolve_dtype,
     tokenize,
 )
+from .packed import Parts, Pass, group_tokens, packed_forward, packed_parts
 from .progress import progress
 
 #: one encoded input: hidden states (read-only), word ids, token ids
@@ -95,7 +96,9 @@ class ContextualEncoder:
         chosen layer). Each unique input is encoded once, padded to a width of its own length
         (``padded_width``) in batches of one width and ``batch_size`` rows, so its vectors do
         not depend on the other inputs of the call (shards, ranks) for a given batch size and
-        thread count (BLAS rounding depends on both, by about 1e-6)."""
+        thread count (BLAS rounding depends on both, by about 1e-6). On CPU a BERT-family
+        encoder runs packed (:mod:`~nlgmetrics.core.packed`): its dense layers see the real
+        tokens only, its attention those passes, with the same bits as the model run on them."""
         keys = [tuple(x) if is_split else x for x in inputs]
         unique = list(dict.fromkeys(keys))
         as_input = (lambda k: list(k)) if is_split else (lambda k: k)
@@ -104,32 +107,78 @@ class ContextualEncoder:
         lengths = {k: min(len(ids), self.max_length) for k, ids in zip(unique, full)}
         truncated = sum(len(ids) > self.max_length for ids in full)
         done: Dict = {}
-        want_all = all_layers or self.layer is not None
         with torch.inference_mode():
             plan = list(self._plan(unique, lengths))
-            for chunk, rows, width in progress(plan, desc=desc, quiet=self.quiet):
-                enc = tokenize(self.tokenizer, [as_input(k) for k in rows], is_split_into_words=is_split,
-                               padding="max_length", truncation=True, max_length=width,
-                               return_tensors="pt", split_special_tokens=True)
+            passes = self._forward(self._passes(plan, as_input, is_split), lengths, all_layers)
+            for chunk, enc, states in progress(passes, desc=desc, total=len(plan), quiet=self.quiet):
+                for b, key in enumerate(chunk):
+                    n = lengths[key]
+                    word_ids = enc.word_ids(b)[:n] if is_split else [None] * n
+                    # a copy, so that a cached input does not keep its whole batch alive
+                    vectors = np.array(states[b])
+                    vectors.setflags(write=False)
+                    done[key] = (vectors, word_ids, enc["input_ids"][b, :n].tolist())
+        if truncated:
+            warnings.warn(f"{truncated} input(s) longer than {self.max_length} tokens were truncated "
+                          f"by the encoder {self.model_name}", stacklevel=3)
+        return [done[k] for k in keys]
+
+    def _passes(self, plan: List[Tuple[List, List, int]], as_input: Any, is_split: bool) -> Iterator[Tuple[List, Any]]:
+        """``(chunk, encoding)`` per pass: the rows padded to the pass's width (filler rows only
+        where the model runs them itself: the packed path needs none)."""
+        packed = self._packed() is not None
+        for chunk, rows, width in plan:
+            yield chunk, tokenize(self.tokenizer, [as_input(k) for k in (chunk if packed else rows)],
+                                  is_split_into_words=is_split, padding="max_length", truncation=True,
+                                  max_length=width, return_tensors="pt", split_special_tokens=True)
+
+    def _packed(self) -> Optional[Parts]:
+        """The packed CPU forward (:mod:`~nlgmetrics.core.packed`) when the encoder allows it."""
+        if not self.exact_shapes or self.dtype != torch.float32:
+            return None
+        return packed_parts(self.model, self.tokenizer)
+
+    def _forward(self, passes: Iterable[Tuple[List, Any]], lengths: Dict,
+                 all_layers: bool) -> Iterator[Tuple[List, Any, List[np.ndarray]]]:
+        """``(chunk, encoding, states)`` per pass, ``states[b]`` the hidden states of
+        ``chunk[b]``'s tokens (n x d, or L x n x d with ``all_layers``): the packed forward in
+        groups of :func:`~nlgmetrics.core.packed.group_tokens` tokens, or the model's own per pass."""
+        parts = self._packed()
+        if parts is None:
+            for chunk, enc in passes:
                 out = self.model(**{k: v.to(self.device) for k, v in enc.items()
                                     if k in ("input_ids", "attention_mask", "token_type_ids")},
-                                 output_hidden_states=want_all)
+                                 output_hidden_states=all_layers or self.layer is not None)
                 if all_layers:
                     hidden = torch.stack(out.hidden_states[1:], dim=1).float().cpu().numpy()
                 else:
                     hidden = (out.last_hidden_state if self.layer is None
                               else out.hidden_states[self.layer]).float().cpu().numpy()
-                for b, key in enumerate(chunk):
-                    n = lengths[key]
-                    word_ids = enc.word_ids(b)[:n] if is_split else [None] * n
-                    # a copy, so that a cached input does not keep its whole batch alive
-                    states = np.array(hidden[b, :, :n] if all_layers else hidden[b, :n])
-                    states.setflags(write=False)
-                    done[key] = (states, word_ids, enc["input_ids"][b, :n].tolist())
-        if truncated:
-            warnings.warn(f"{truncated} input(s) longer than {self.max_length} tokens were truncated "
-                          f"by the encoder {self.model_name}", stacklevel=3)
-        return [done[k] for k in keys]
+                yield chunk, enc, [hidden[b, :, :lengths[k]] if all_layers else hidden[b, :lengths[k]]
+                                   for b, k in enumerate(chunk)]
+            return
+        depth = len(parts.layers)
+        layers = list(range(1, depth + 1)) if all_layers else [depth if self.layer is None else self.layer]
+        group: List[Tuple[List, Any]] = []
+        tokens, limit = 0, group_tokens(parts, len(layers))
+        for chunk, enc in passes:
+            group.append((chunk, enc))
+            tokens += sum(lengths[k] for k in chunk)
+            if tokens >= limit:
+                yield from self._run_group(parts, group, lengths, layers, all_layers)
+                group, tokens = [], 0
+        if group:
+            yield from self._run_group(parts, group, lengths, layers, all_layers)
+
+    @staticmethod
+    def _run_group(parts: Parts, group: List[Tuple[List, Any]], lengths: Dict, layers: List[int],
+                   all_layers: bool) -> Iterator[Tuple[List, Any, List[np.ndarray]]]:
+        states = packed_forward(parts, [Pass(enc["input_ids"], enc["attention_mask"], enc.get("token_type_ids"))
+                                        for _, enc in group], layers)
+        for (chunk, enc), per_layer in zip(group, states):
+            stacked = torch.stack(per_layer).numpy()  # L x tokens x d, the chunk's rows one after another
+            bounds = np.cumsum([0] + [lengths[k] for k in chunk])
+            yield chunk, enc, [stacked[:, a:b] if all_layers else stacked[0, a:b] for a, b in zip(bounds, bounds[1:])]
 
     def _plan(self, unique: List, lengths: Dict) -> Iterable[Tuple[List, List, int]]:
         """``(chunk, rows, width)`` per forward pass: fixed shapes on CPU, else length-sorted
