@@ -7,7 +7,7 @@ The ratio reported is the median over rounds of (this checkout's seconds / the b
 
 Cases: DATScore on a tiny random M2M-100 (tests/tiny_models.py; seq2seq batching), SAM with
 the BERTScore base on MiniLM (the encoder + greedy-matching path RoMe and DiscoTK share),
-RoMe-lite, and SAM-BERTScore on one long segment alone (eight WMT sentences joined: the cost
+RoMe-lite, DiscoTK party (its default members), and SAM-BERTScore on one long segment alone (eight WMT sentences joined: the cost
 of a pass's filling copies). Both trees run with this venv's packages; the base tree is a ``git archive`` of REV
 on a temporary directory, put first on ``PYTHONPATH``. Scores must agree (checked).
 """
@@ -54,6 +54,9 @@ def cases(tiny: str, n: int):
                                "predictions": hyps, "references": refs},
         "rome-lite": {"metric": "rome", "options": {"profile": "lite"},
                       "predictions": hyps[: n // 2], "references": refs[: n // 2]},
+        # party's default members: kernels, TER, METEOR, parses, chrF, BLEU and MiniLM BERTScore
+        "discotk-party": {"metric": "discotk", "options": {"variant": "party"},
+                          "predictions": hyps[: n // 4], "references": refs[: n // 4]},
         # one long segment alone (a Space's or a training loop's single call): the encoder's
         # passes of its width, filled with copies up to batch_size rows before 0.2.0
         "sam-bertscore-lite-one-long": {"metric": "sam", "options": {"base": "bertscore", "profile": "lite"},
