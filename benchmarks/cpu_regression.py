@@ -31,6 +31,7 @@ import json, sys, time, warnings
 warnings.simplefilter("ignore")
 import torch
 torch.set_num_threads(1)
+import scipy.stats  # imported on first use since the lazy packages (DATScore's first weights): not a scoring cost
 import nlgmetrics
 spec = json.loads(sys.argv[1])
 scorer = nlgmetrics.load(spec["metric"], quiet=True, **spec["options"])

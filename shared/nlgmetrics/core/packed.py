@@ -146,7 +146,7 @@ def _pad_rows(x: torch.Tensor, rows: int = 0) -> torch.Tensor:
 
 class _Layout(NamedTuple):
     """Where the packed rows go in the passes' padded layout (all passes one after another)."""
-    index: torch.Tensor  # per packed row, its position in the padded layout
+    positions: torch.Tensor  # per packed row, its position in the padded layout
     shapes: List[Any]  # per pass (start in the padded layout, rows, width, mask)
     tokens: int  # packed rows holding a token
 
@@ -160,9 +160,14 @@ def _merged(passes: Sequence[Pass]) -> List[Pass]:
             merged[-1].append(p)
         else:
             merged.append([p])
-    return [group[0] if len(group) == 1 else Pass(*(None if getattr(group[0], f) is None else
-                                                    torch.cat([getattr(p, f) for p in group]) for f in Pass._fields))
-            for group in merged]
+    return [group[0] if len(group) == 1 else _joined(group) for group in merged]
+
+
+def _joined(group: Sequence[Pass]) -> Pass:
+    """Passes of one width stacked as one."""
+    types = [p.token_type_ids for p in group]
+    return Pass(torch.cat([p.input_ids for p in group]), torch.cat([p.attention_mask for p in group]),
+                None if any(t is None for t in types) else torch.cat([t for t in types if t is not None]))
 
 
 def packed_forward(parts: Parts, passes: Sequence[Pass], layers: Sequence[int]) -> List[List[torch.Tensor]]:
@@ -196,13 +201,13 @@ def _layer(parts: Parts, layer: Any, x: torch.Tensor, layout: _Layout, buffers: 
     sa = layer.attention.self
     heads, size = sa.num_attention_heads, sa.attention_head_size
     for buffer, projection in zip(buffers, (sa.query, sa.key, sa.value)):
-        buffer.index_copy_(0, layout.index, projection(x)[:layout.tokens])
+        buffer.index_copy_(0, layout.positions, projection(x)[:layout.tokens])
     outs = []
     for start, rows, width, mask in layout.shapes:
         qkv = [b[start:start + rows * width].view(rows, width, heads, size).transpose(1, 2) for b in buffers]
         out, _ = parts.attention(sa, *qkv, mask, dropout=0.0, scaling=sa.scaling)
         outs.append(out.reshape(rows * width, -1))
-    context = _pad_rows(torch.cat(outs).index_select(0, layout.index), x.shape[0])
+    context = _pad_rows(torch.cat(outs).index_select(0, layout.positions), x.shape[0])
     out = layer.attention.output
     attended = out.LayerNorm(out.dense(context) + x)
     hidden = layer.intermediate.intermediate_act_fn(layer.intermediate.dense(attended))

@@ -5,7 +5,7 @@ that has no shipped one. Each name below is imported from its module on first us
 (:mod:`nlgmetrics.core.lazy`): ``import nlgmetrics.rome`` loads no model library."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List
+from typing import TYPE_CHECKING
 
 from ..core.lazy import LazyExports
 
@@ -24,13 +24,7 @@ _EXPORTS = LazyExports(__name__, {
 })
 __all__ = _EXPORTS.names
 
-
-def __getattr__(name: str) -> Any:
-    return _EXPORTS.attribute(name)
-
-
-def __dir__() -> List[str]:
-    return _EXPORTS.dir()
+__getattr__, __dir__ = _EXPORTS.attribute, _EXPORTS.dir  # PEP 562: names resolved on first use
 
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ Each name is imported from its module on first use (:mod:`nlgmetrics.core.lazy`)
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List
+from typing import TYPE_CHECKING
 
 from ..core.lazy import LazyExports
 
@@ -35,13 +35,7 @@ _EXPORTS = LazyExports(__name__, {
 })
 __all__ = _EXPORTS.names
 
-
-def __getattr__(name: str) -> Any:
-    return _EXPORTS.attribute(name)
-
-
-def __dir__() -> List[str]:
-    return _EXPORTS.dir()
+__getattr__, __dir__ = _EXPORTS.attribute, _EXPORTS.dir  # PEP 562: names resolved on first use
 
 
 if TYPE_CHECKING:
