@@ -74,24 +74,29 @@ def resolve(cls: Type["Scorer"], keywords: Mapping[str, Any], *, preset: Optiona
     extras = {k: v for k, v in extras.items() if v is not None}
     given = [*extras, *(n for n in extra_names if n not in extras)]
     options = {**dict(preset or {}), **cls.call_options(options, given)}
-    dropped = _unused(cls, options, sent_always)
-    config = cls.Config.from_options(**{k: v for k, v in options.items() if k not in dropped})
+    config, dropped = _configured(cls, options, sent_always)
     if check_extras:
         cls.check_extra_names(config, given, syntax)
     return Call(config, extras, dropped)
 
 
-def _unused(cls: Type["Scorer"], options: Mapping[str, Any], sent_always: Collection[str]) -> Tuple[str, ...]:
-    """The ``sent_always`` names among ``options`` that the configuration of the other options
-    does not use (none when those are refused: their own error comes from the full check)."""
+def _configured(cls: Type["Scorer"], options: Mapping[str, Any],
+                sent_always: Collection[str]) -> Tuple[MetricConfig, Tuple[str, ...]]:
+    """The configuration of ``options`` less the ``sent_always`` names that the configuration of
+    the other options does not use, and those names (when the other options are refused, all
+    are kept: their own error comes from the full check)."""
     names = [n for n in sent_always if n in options]
-    if not names:
-        return ()
-    try:
-        unused = cls.Config.from_options(**{k: v for k, v in options.items() if k not in names}).unused_options()
-    except (ValueError, TypeError):
-        return ()
-    return tuple(n for n in names if n in unused)
+    if names:
+        try:
+            without = cls.Config.from_options(**{k: v for k, v in options.items() if k not in names})
+        except (ValueError, TypeError):
+            without = None
+        if without is not None:
+            dropped = tuple(n for n in names if n in without.unused_options())
+            if len(dropped) == len(names):  # that configuration is the answer: not built twice
+                return without, dropped
+            return cls.Config.from_options(**{k: v for k, v in options.items() if k not in dropped}), dropped
+    return cls.Config.from_options(**options), ()
 
 
 def config_of(cls: Type["Scorer"], config: Optional[MetricConfig], options: Mapping[str, Any]) -> MetricConfig:
