@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 from ..core.lazy import LazyExports
 
 _EXPORTS = LazyExports(__name__, {
-    ".config": ("COMPONENTS", "FIT", "PROFILES", "RoMeConfig"),
-    ".features": ("ALIGNMENT_RULES", "ANTONYM_RULES", "DELTA_EMD", "DELTA_TED", "EMD_WEIGHTINGS",
-                  "FUNCTION_WORD_WEIGHT", "FUNCTION_WORDS", "GAMMA", "NAME_RULES", "ROOT_LABEL",
-                  "TED_NORMALIZATIONS", "UNALIGNED_COSTS", "antonym_mask", "content_weights",
-                  "earth_movers_distance", "emd_similarity", "hard_alignment", "name_flags", "name_mask",
-                  "preprocess", "relative_position_gap", "tfidf_weights", "transport_distance", "visible_text",
-                  "word_cosines", "zeroed_pairs"),
+    "..core.inputs": ("visible_text",),
+    ".config": ("ALIGNMENT_RULES", "ANTONYM_RULES", "COMPONENTS", "DELTA_EMD", "DELTA_TED", "EMD_WEIGHTINGS", "FIT",
+                "FUNCTION_WORD_WEIGHT", "GAMMA", "NAME_RULES", "PROFILES", "RoMeConfig", "TED_NORMALIZATIONS",
+                "UNALIGNED_COSTS"),
+    ".features": ("FUNCTION_WORDS", "ROOT_LABEL", "antonym_mask", "content_weights", "earth_movers_distance",
+                  "emd_similarity", "hard_alignment", "name_flags", "name_mask", "preprocess", "relative_position_gap",
+                  "tfidf_weights", "transport_distance", "word_cosines", "zeroed_pairs"),
     ".grammar": ("CoLAClassifier", "TunedGrammarHead"),
     ".network": ("FEATURE_ORDER", "ScorerNetwork"),
     ".scorer": ("RoMe",),
@@ -28,20 +28,26 @@ __getattr__, __dir__ = _EXPORTS.attribute, _EXPORTS.dir  # PEP 562: names resolv
 
 
 if TYPE_CHECKING:
-    from .config import COMPONENTS, FIT, PROFILES, RoMeConfig
-    from .features import (
+    from ..core.inputs import visible_text
+    from .config import (
         ALIGNMENT_RULES,
         ANTONYM_RULES,
+        COMPONENTS,
         DELTA_EMD,
         DELTA_TED,
         EMD_WEIGHTINGS,
+        FIT,
         FUNCTION_WORD_WEIGHT,
-        FUNCTION_WORDS,
         GAMMA,
         NAME_RULES,
-        ROOT_LABEL,
+        PROFILES,
         TED_NORMALIZATIONS,
         UNALIGNED_COSTS,
+        RoMeConfig,
+    )
+    from .features import (
+        FUNCTION_WORDS,
+        ROOT_LABEL,
         antonym_mask,
         content_weights,
         earth_movers_distance,
@@ -53,7 +59,6 @@ if TYPE_CHECKING:
         relative_position_gap,
         tfidf_weights,
         transport_distance,
-        visible_text,
         word_cosines,
         zeroed_pairs,
     )

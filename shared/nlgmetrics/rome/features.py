@@ -5,7 +5,7 @@ penalty, TF-IDF weights, optimal transport); F_TED's trees and distance are in :
     F_TED = TED-SE / max(|T_h|, |T_r|): tree edit distance of the lemmatised dependency
             trees, two nodes equal when their words' cosine >= delta_TED (a distance)
 
-Preprocessing: invisible characters removed (:func:`visible_text`); for F_EMD then lowercase,
+Preprocessing: invisible characters removed (:func:`~nlgmetrics.core.inputs.visible_text`); for F_EMD then lowercase,
 punctuation (Unicode P*) replaced by spaces, whitespace words. Hard alignment: each hypothesis word i, in order, takes j* = argmax_j cos(h_i, r_j) *
 (1 - |i/m - j/n|) (1-based positions); the pair is kept only when cos(h_i, r_j*) > delta_EMD
 and r_j* is still free. Kept pairs cost d_ij = 1 - cos * exp(-gamma * 2|m-n|/(m+n) *
@@ -31,20 +31,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from nlgmetrics.core.inputs import INVISIBLE_CATEGORIES, check_choice, visible_text  # noqa: F401 (re-exported)
+from nlgmetrics.core.inputs import check_choice
 
 from ..core.lexical import wordnet_antonyms, wordnet_common_word, wordnet_related_forms
-from .config import (  # noqa: F401 (declared with the options; re-exported)
+from .config import (
     ALIGNMENT_RULES,
     ANTONYM_RULES,
     DELTA_EMD,
-    DELTA_TED,
     EMD_WEIGHTINGS,
     FUNCTION_WORD_WEIGHT,
     GAMMA,
     GRAMMAR_RELATIVE,
     NAME_RULES,
-    TED_NORMALIZATIONS,
     UNALIGNED_COSTS,
 )
 

@@ -44,7 +44,6 @@ from ..core.models import (
     tokenize,
 )
 from ..core.option_files import MAX_OPTION_BYTES, OptionFileError, finite_numbers, read_option_file
-from .config import GRAMMAR_PUNCTUATION  # noqa: F401 (declared with the options; re-exported)
 from .features import SENTENCE_ENDS
 
 DELTA_PREFIX = "delta."  # dense additive delta of a parameter (LayerNorms; all of the earlier format)

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nlgmetrics.core.config import MetricConfig
-from nlgmetrics.core.inputs import Inputs, Record, normalize_text, reference_group, validate_inputs, validate_texts
+from nlgmetrics.core.inputs import (
+    Inputs,
+    Record,
+    normalize_text,
+    reference_group,
+    validate_inputs,
+    validate_texts,
+    visible_text,
+)
 from nlgmetrics.core.record_fields import Field, explanation, integer, number
 from nlgmetrics.core.scorer import Scorer, mean_reduce
 from nlgmetrics.core.significance import Resampler, mean_resampler
@@ -25,7 +33,7 @@ from ..core.language import EnglishOnly
 from ..core.linguistic import get_analyzer
 from ..core.result import MetricResult
 from .config import COMPONENTS, FIT, MAX_TED_WORK, NEEDS, PROFILES, RoMeConfig, _check_file_option
-from .features import clip_words, emd_similarity, name_flags, preprocess, relative_grammar, visible_text
+from .features import clip_words, emd_similarity, name_flags, preprocess, relative_grammar
 from .network import FEATURE_ORDER, ScorerNetwork
 from .ted import DependencyTree, dependency_tree, ted_se
 from .tree_edit import ted_work

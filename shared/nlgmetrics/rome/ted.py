@@ -12,7 +12,7 @@ from nlgmetrics.rome.tree_edit import tree_edit_distance
 from ..core.inputs import check_choice
 from ..core.linguistic import Parsed
 from ..core.trees import Tree
-from .config import DELTA_TED, TED_NORMALIZATIONS, TREE_KINDS  # noqa: F401 (TREE_KINDS: re-exported)
+from .config import DELTA_TED, TED_NORMALIZATIONS
 from .features import ROOT_LABEL, word_cosines
 
 
