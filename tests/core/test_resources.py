@@ -240,3 +240,38 @@ def test_the_embedded_wordnet_reader_answers_as_nltks_own_without_the_version_ma
         assert ours.morphy(word) == theirs.morphy(word)
     antonyms = [a.name() for lem in ours.synsets("good", "a")[0].lemmas() for a in lem.antonyms()]
     assert antonyms == ["bad"]
+    # the lemma index is read per lemma: every lemma of WordNet has nltk's entry (satellites
+    # split from adjectives included), and nothing else is a lemma
+    index, eager = ours._lemma_pos_offset_map, theirs._lemma_pos_offset_map
+    assert [lemma for lemma in list(eager) if index[lemma] != eager[lemma]] == []
+    for probe in ("0", "a", "ice_cream", "zymurgy", "", "xyzzy", "dog ", " dog", "~", "zzzzzz", "Dog", "ice cream",
+                  "\u00e9t\u00e9"):
+        assert (probe in index) is (probe in eager) is (probe in ("0", "a", "ice_cream", "zymurgy"))
+    assert set(ours.satellite_offsets) == theirs.satellite_offsets
+    assert all(o in ours.satellite_offsets for o in theirs.satellite_offsets)
+    assert sorted(ours.all_lemma_names()) == sorted(theirs.all_lemma_names())
+
+
+def test_the_lemma_index_finds_each_line_of_a_real_index_file_by_binary_search():
+    """core.resources._find_line over WordNet's index.adv (sorted, license lines first): every
+    lemma's own line, and no line for a key between two lemmas or outside the file."""
+    folder = resources.ensure_wordnet() / "corpora" / "wordnet"
+    data = (folder / "index.adv").read_bytes()
+    lines = {line.split(b" ", 1)[0]: line for line in data.split(b"\n") if line and not line.startswith(b" ")}
+    assert len(lines) == 4481
+    assert all(resources._find_line(data, key) == line for key, line in lines.items())
+    for key in list(lines)[::50]:
+        assert resources._find_line(data, key + b"~") is None and resources._find_line(data, key[:-1] + b"!") is None
+    for key in (b"", b" ", b"\x00", b"\xff", b"1", b"license"):
+        assert resources._find_line(data, key) is None
+
+
+def test_the_embedded_wordnet_reads_no_lemma_index_until_asked():
+    """A fresh reader holds no lemma entries; a lookup adds that lemma's alone."""
+    ours = resources.wordnet()
+    index = type(ours._lemma_pos_offset_map)(resources.ensure_wordnet() / "corpora" / "wordnet", ours._FILEMAP,
+                                              ours.satellite_offsets)
+    assert dict.__len__(index) == 0
+    assert "quick" in index and index["quick"]["a"] and index["quick"]["s"] == [
+        o for o in index["quick"]["a"] if o in ours.satellite_offsets]
+    assert dict.__len__(index) == 1 and "quickly" not in dict.keys(index)

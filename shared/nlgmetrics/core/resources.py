@@ -8,7 +8,7 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Dict, Iterator, List, Optional
 
 from .environment import env_directory
 
@@ -74,8 +74,125 @@ def ensure_wordnet() -> Path:
         return root
 
 
-#: WordNet files nltk's reader reads once, in order, when it starts (lemma indexes, exceptions)
-SEQUENTIAL_FILES = frozenset(name for pos in ("adj", "adv", "noun", "verb") for name in (f"index.{pos}", f"{pos}.exc"))
+#: WordNet files nltk's reader reads once, in order, when it starts (exception lists)
+SEQUENTIAL_FILES = frozenset(f"{pos}.exc" for pos in ("adj", "adv", "noun", "verb"))
+
+
+class SatelliteOffsets:
+    """The offsets of adjective satellite synsets (what nltk's reader collects by scanning all
+    of ``data.adj`` when it starts), answered per offset from the synset's own line: its third
+    field, the synset type, is ``s``."""
+
+    def __init__(self, data_adj: Path) -> None:
+        self._path = data_adj
+        self._data = b""
+
+    def _bytes(self) -> bytes:
+        if not self._data:
+            self._data = self._path.read_bytes()
+        return self._data
+
+    def __contains__(self, offset: object) -> bool:
+        data = self._bytes()
+        if not isinstance(offset, int) or not 0 <= offset < len(data) or (offset and data[offset - 1] != 10):
+            return False
+        fields = data[offset:data.find(b"\n", offset)].split(b" ", 3)
+        return len(fields) > 2 and fields[0].isdigit() and int(fields[0]) == offset and fields[2] == b"s"
+
+    def __iter__(self) -> Iterator[int]:
+        for line in self._bytes().split(b"\n"):
+            fields = line.split(b" ", 3)
+            if len(fields) > 2 and fields[0].isdigit() and fields[2] == b"s":
+                yield int(fields[0])
+
+
+class LemmaIndex(dict):
+    """nltk's lemma -> part of speech -> synset offsets map (``_lemma_pos_offset_map``, a
+    ``defaultdict(dict)`` nltk fills from all four ``index.*`` files when it starts, ~155,000
+    lines), filled here per lemma on its first lookup by a binary search of each sorted index
+    file (byte order, as WordNet sorts them). An entry equals nltk's, adjective satellites
+    (``s``) split from ``a`` as nltk does; a lemma no file has reads as an empty entry, stored,
+    as a ``defaultdict`` does. Iterating or sizing the map first reads every lemma."""
+
+    def __init__(self, folder: Path, filemap: Dict[str, str], satellites: SatelliteOffsets) -> None:
+        super().__init__()
+        self._files = [(pos, (folder / f"index.{suffix}").read_bytes()) for pos, suffix in filemap.items()]
+        self._satellites = satellites
+        self._complete = False
+
+    def _entry(self, fields: List[bytes], pos: str, entry: Dict[str, List[int]]) -> None:
+        # lemma pos n_synsets n_pointers pointer... n_senses tagged_senses offset...
+        n_synsets, n_pointers = int(fields[2]), int(fields[3])
+        offsets = [int(x) for x in fields[6 + n_pointers:6 + n_pointers + n_synsets]]
+        entry[pos] = offsets
+        if pos == "a":
+            entry["s"] = [o for o in offsets if o in self._satellites]
+
+    def _lookup(self, lemma: str) -> Dict[str, List[int]]:
+        entry: Dict[str, List[int]] = {}
+        key = lemma.encode("utf-8")
+        for pos, data in self._files:
+            line = _find_line(data, key)
+            if line is not None:
+                self._entry(line.split(), pos, entry)
+        return entry
+
+    def __missing__(self, lemma: str) -> Dict[str, List[int]]:
+        entry = self[lemma] = self._lookup(lemma) if isinstance(lemma, str) else {}
+        return entry
+
+    def __contains__(self, lemma: object) -> bool:
+        if dict.__contains__(self, lemma):
+            return True
+        entry = self._lookup(lemma) if isinstance(lemma, str) else {}
+        if entry:
+            self[lemma] = entry
+        return bool(entry)
+
+    def _read_all(self) -> None:
+        if self._complete:
+            return
+        for pos, data in self._files:
+            for line in data.split(b"\n"):
+                if line and not line.startswith(b" "):
+                    fields = line.split()
+                    self._entry(fields, pos, dict.setdefault(self, fields[0].decode("utf-8"), {}))
+        self._complete = True
+
+    def __iter__(self) -> Iterator[str]:
+        self._read_all()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._read_all()
+        return dict.__len__(self)
+
+    def keys(self) -> Any:
+        self._read_all()
+        return dict.keys(self)
+
+    def items(self) -> Any:
+        self._read_all()
+        return dict.items(self)
+
+
+def _find_line(data: bytes, key: bytes) -> Optional[bytes]:
+    """The line of ``data`` (lines sorted by their first field, byte order; license lines
+    start with a space and come first) whose first field is ``key``, or ``None``."""
+    lo, hi = 0, len(data)
+    while lo < hi:
+        start = max(lo, data.rfind(b"\n", lo, (lo + hi) // 2) + 1)
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        line = data[start:end]
+        first = line.split(b" ", 1)[0]
+        if line.startswith(b" ") or first < key:
+            lo = end + 1
+        elif first > key:
+            hi = start
+        else:
+            return line
+    return None
 
 
 @functools.lru_cache(maxsize=1)
@@ -85,15 +202,16 @@ def wordnet() -> Any:
     lookup that can read a synset (``synsets``, a synset's or lemma's relations) must hold
     :data:`WORDNET_LOCK` when threads share the process.
 
-    The reader is nltk's, with two start-up costs removed (about 2.9 s of every cold start):
+    The reader is nltk's, with its start-up costs removed (about 3.5 s of every cold start):
 
     - nltk maps WordNet 3.0 offsets to the loaded version for its multilingual data, and builds
       that map even when the loaded version is 3.0 (it compares "3.0" with the name
       "wordnet"; ~1.7 s) for functions (other languages' wordnets) the project does not use;
       the embedded copy is 3.0, so the map is the identity, which nltk writes as ``None``;
-    - the lemma indexes and exception lists (155,000 lines, read once, in order, at start) are
-      read as plain text files instead of through nltk's seekable stream reader (~1.2 s);
-      nltk's own code parses them, and every other file keeps nltk's reader."""
+    - the lemma index (~0.8 s) is looked up per lemma (:class:`LemmaIndex`) and satellite
+      adjectives per offset (:class:`SatelliteOffsets`, ~0.1 s) instead of read whole;
+    - the exception lists are read as plain text files instead of through nltk's seekable
+      stream reader; nltk's own code parses them, and every other file keeps nltk's reader."""
     with WORDNET_LOCK:
         root = ensure_wordnet()
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
@@ -103,6 +221,12 @@ def wordnet() -> Any:
         class EmbeddedWordNet(WordNetCorpusReader):
             def map_wn(self, version: str = "wordnet") -> None:
                 return None  # WordNet 3.0 to the embedded WordNet 3.0: the identity
+
+            def _scan_satellites(self) -> None:
+                self.satellite_offsets = SatelliteOffsets(folder / "data.adj")
+
+            def _load_lemma_pos_offset_map(self) -> None:
+                self._lemma_pos_offset_map = LemmaIndex(folder, self._FILEMAP, self.satellite_offsets)
 
             def open(self, file: str) -> Any:
                 if file in SEQUENTIAL_FILES:  # read once from the start: a plain text file
