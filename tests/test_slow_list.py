@@ -12,6 +12,7 @@ def test_every_slow_entry_names_an_existing_file_or_test():
     stale = []
     for entry in SLOW:
         path, _, name = entry.partition("::")
+        name = name.partition("[")[0]  # one parametrized case: its function must exist
         target = ROOT / path
         if not target.exists():
             stale.append(entry)
