@@ -202,7 +202,7 @@ def wordnet() -> Any:
     lookup that can read a synset (``synsets``, a synset's or lemma's relations) must hold
     :data:`WORDNET_LOCK` when threads share the process.
 
-    The reader is nltk's, with its start-up costs removed (about 3.5 s of every cold start):
+    The reader is nltk's, with these start-up costs removed:
 
     - nltk maps WordNet 3.0 offsets to the loaded version for its multilingual data, and builds
       that map even when the loaded version is 3.0 (it compares "3.0" with the name
