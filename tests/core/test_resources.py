@@ -252,18 +252,26 @@ def test_the_embedded_wordnet_reader_answers_as_nltks_own_without_the_version_ma
     assert sorted(ours.all_lemma_names()) == sorted(theirs.all_lemma_names())
 
 
-def test_the_lemma_index_finds_each_line_of_a_real_index_file_by_binary_search():
-    """core.resources._find_line over WordNet's index.adv (sorted, license lines first): every
-    lemma's own line, and no line for a key between two lemmas or outside the file."""
-    folder = resources.ensure_wordnet() / "corpora" / "wordnet"
-    data = (folder / "index.adv").read_bytes()
-    lines = {line.split(b" ", 1)[0]: line for line in data.split(b"\n") if line and not line.startswith(b" ")}
-    assert len(lines) == 4481
-    assert all(resources._find_line(data, key) == line for key, line in lines.items())
-    for key in list(lines)[::50]:
-        assert resources._find_line(data, key + b"~") is None and resources._find_line(data, key[:-1] + b"!") is None
-    for key in (b"", b" ", b"\x00", b"\xff", b"1", b"license"):
-        assert resources._find_line(data, key) is None
+def test_each_adverb_of_the_real_index_file_has_the_offsets_its_line_ends_with():
+    """core.resources.LemmaIndex over WordNet's index.adv: every one of its 4,481 lemmas maps
+    "r" to the synset offsets its line ends with (the line's last n_synsets fields, read here
+    by position from the end), and keys that are no lemma (between two lemmas, a license
+    line's start, a lone surrogate) are not in it."""
+    ours = resources.wordnet()
+    index = resources.LemmaIndex(resources.ensure_wordnet() / "corpora" / "wordnet", {"r": "adv"},
+                                 ours.satellite_offsets)
+    data = (resources.ensure_wordnet() / "corpora" / "wordnet" / "index.adv").read_text(encoding="utf-8")
+    expected = {}
+    for line in data.splitlines():
+        if line and not line.startswith(" "):
+            fields = line.split()
+            expected[fields[0]] = [int(x) for x in fields[-int(fields[2]):]]
+    assert len(expected) == 4481
+    assert all(index[lemma] == {"r": offsets} for lemma, offsets in expected.items())
+    for lemma in list(expected)[::50]:
+        assert lemma + "~" not in index and lemma[:-1] + "!" not in index
+    for key in ("", " ", "1", "license", "\ud800", "happily "):
+        assert key not in index and index[key] == {}
 
 
 def test_the_embedded_wordnet_reads_no_lemma_index_until_asked():

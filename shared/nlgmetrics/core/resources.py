@@ -8,7 +8,7 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List
 
 from .environment import env_directory
 
@@ -108,43 +108,57 @@ class SatelliteOffsets:
 
 class LemmaIndex(dict):
     """nltk's lemma -> part of speech -> synset offsets map (``_lemma_pos_offset_map``, a
-    ``defaultdict(dict)`` nltk fills from all four ``index.*`` files when it starts, ~155,000
-    lines), filled here per lemma on its first lookup by a binary search of each sorted index
-    file (byte order, as WordNet sorts them). An entry equals nltk's, adjective satellites
-    (``s``) split from ``a`` as nltk does; a lemma no file has reads as an empty entry, stored,
-    as a ``defaultdict`` does. Iterating or sizing the map first reads every lemma."""
+    ``defaultdict(dict)`` nltk fills from all four ``index.*`` files when it starts: ~155,000
+    lines parsed into lists, ~0.8 s), filled here per lemma on its first lookup. The first
+    lookup of any lemma reads the index files into one table per file, lemma -> its line
+    (~0.1 s); a lemma's line is parsed when it is first asked for. An entry equals nltk's,
+    adjective satellites (``s``) split from ``a`` as nltk does; a lemma no file has reads as an
+    empty entry, stored, as a ``defaultdict`` does. Iterating or sizing the map first parses
+    every lemma."""
 
     def __init__(self, folder: Path, filemap: Dict[str, str], satellites: SatelliteOffsets) -> None:
         super().__init__()
-        self._files = [(pos, (folder / f"index.{suffix}").read_bytes()) for pos, suffix in filemap.items()]
+        self._paths = [(pos, folder / f"index.{suffix}") for pos, suffix in filemap.items()]
+        self._tables: List[Any] = []
         self._satellites = satellites
         self._complete = False
 
-    def _entry(self, fields: List[bytes], pos: str, entry: Dict[str, List[int]]) -> None:
+    def _lines(self) -> List[Any]:
+        """Per part of speech, in nltk's file order: (pos, {lemma: its index line}), license
+        lines (which start with a space) left out."""
+        if not self._tables:
+            for pos, path in self._paths:
+                lines = [line for line in path.read_bytes().split(b"\n") if line and line[0] != 32]
+                self._tables.append((pos, dict(zip([line.partition(b" ")[0] for line in lines], lines))))
+        return self._tables
+
+    def _entry(self, line: bytes, pos: str, entry: Dict[str, List[int]]) -> None:
         # lemma pos n_synsets n_pointers pointer... n_senses tagged_senses offset...
+        fields = line.split()
         n_synsets, n_pointers = int(fields[2]), int(fields[3])
         offsets = [int(x) for x in fields[6 + n_pointers:6 + n_pointers + n_synsets]]
         entry[pos] = offsets
         if pos == "a":
             entry["s"] = [o for o in offsets if o in self._satellites]
 
-    def _lookup(self, lemma: str) -> Dict[str, List[int]]:
+    def _lookup(self, lemma: object) -> Dict[str, List[int]]:
         entry: Dict[str, List[int]] = {}
-        key = lemma.encode("utf-8")
-        for pos, data in self._files:
-            line = _find_line(data, key)
-            if line is not None:
-                self._entry(line.split(), pos, entry)
+        if isinstance(lemma, str):
+            key = lemma.encode("utf-8", "surrogatepass")
+            for pos, table in self._lines():
+                line = table.get(key)
+                if line is not None:
+                    self._entry(line, pos, entry)
         return entry
 
     def __missing__(self, lemma: str) -> Dict[str, List[int]]:
-        entry = self[lemma] = self._lookup(lemma) if isinstance(lemma, str) else {}
+        entry = self[lemma] = self._lookup(lemma)
         return entry
 
     def __contains__(self, lemma: object) -> bool:
         if dict.__contains__(self, lemma):
             return True
-        entry = self._lookup(lemma) if isinstance(lemma, str) else {}
+        entry = self._lookup(lemma)
         if entry:
             self[lemma] = entry
         return bool(entry)
@@ -152,11 +166,9 @@ class LemmaIndex(dict):
     def _read_all(self) -> None:
         if self._complete:
             return
-        for pos, data in self._files:
-            for line in data.split(b"\n"):
-                if line and not line.startswith(b" "):
-                    fields = line.split()
-                    self._entry(fields, pos, dict.setdefault(self, fields[0].decode("utf-8"), {}))
+        for pos, table in self._lines():
+            for key, line in table.items():
+                self._entry(line, pos, dict.setdefault(self, key.decode("utf-8"), {}))
         self._complete = True
 
     def __iter__(self) -> Iterator[str]:
@@ -176,25 +188,6 @@ class LemmaIndex(dict):
         return dict.items(self)
 
 
-def _find_line(data: bytes, key: bytes) -> Optional[bytes]:
-    """The line of ``data`` (lines sorted by their first field, byte order; license lines
-    start with a space and come first) whose first field is ``key``, or ``None``."""
-    lo, hi = 0, len(data)
-    while lo < hi:
-        start = max(lo, data.rfind(b"\n", lo, (lo + hi) // 2) + 1)
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        line = data[start:end]
-        first = line.split(b" ", 1)[0]
-        if line.startswith(b" ") or first < key:
-            lo = end + 1
-        elif first > key:
-            hi = start
-        else:
-            return line
-    return None
-
-
 @functools.lru_cache(maxsize=1)
 def wordnet() -> Any:
     """nltk's WordNet reader over the embedded copy (what ``nltk.corpus.wordnet`` reads, ready
@@ -208,8 +201,8 @@ def wordnet() -> Any:
       that map even when the loaded version is 3.0 (it compares "3.0" with the name
       "wordnet"; ~1.7 s) for functions (other languages' wordnets) the project does not use;
       the embedded copy is 3.0, so the map is the identity, which nltk writes as ``None``;
-    - the lemma index (~0.8 s) is looked up per lemma (:class:`LemmaIndex`) and satellite
-      adjectives per offset (:class:`SatelliteOffsets`, ~0.1 s) instead of read whole;
+    - the lemma index (~0.8 s) is parsed per lemma (:class:`LemmaIndex`) and satellite
+      adjectives are found per offset (:class:`SatelliteOffsets`, ~0.1 s), not all at start;
     - the exception lists are read as plain text files instead of through nltk's seekable
       stream reader; nltk's own code parses them, and every other file keeps nltk's reader."""
     with WORDNET_LOCK:
