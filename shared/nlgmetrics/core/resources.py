@@ -126,10 +126,12 @@ class LemmaIndex(dict):
     def _lines(self) -> List[Any]:
         """Per part of speech, in nltk's file order: (pos, {lemma: its index line}), license
         lines (which start with a space) left out."""
-        if not self._tables:
+        if not self._tables:  # built whole, then set: a thread never sees half the tables
+            tables = []
             for pos, path in self._paths:
                 lines = [line for line in path.read_bytes().split(b"\n") if line and line[0] != 32]
-                self._tables.append((pos, dict(zip([line.partition(b" ")[0] for line in lines], lines))))
+                tables.append((pos, dict(zip([line.partition(b" ")[0] for line in lines], lines))))
+            self._tables = tables
         return self._tables
 
     def _entry(self, line: bytes, pos: str, entry: Dict[str, List[int]]) -> None:
