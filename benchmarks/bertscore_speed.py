@@ -18,7 +18,8 @@ value, attention output, both feed-forward layers; the GELU; the two layer norms
 the model's own modules on as many rows as the distinct texts have real tokens (special tokens
 included), in the packed path's group size, timed in each round. An exact fp32 encoder cannot
 skip this work; bert_score's time divided by it bounds the speed ratio any exact CPU path can
-reach on this machine, were attention, embeddings, tokenizing and matching free. ``--no-write`` prints the tables without writing the result.
+reach on this machine, were attention, embeddings, tokenizing and matching free.
+``--no-write`` prints the tables without writing the result.
 
     python benchmarks/bertscore_speed.py [--rounds 3] [--threads 2] [--refs 100] [--systems 8] [--no-write]
 """
