@@ -9,8 +9,10 @@ Where things are (layers point down: surfaces -> registry -> metrics -> core)::
                        front door: options and per-segment inputs of a call), inputs, scorer (the
                        Scorer template), result + signature, facts (a metric's declared facts and
                        example), records (the records-file format), files (input files),
-                       significance, meta_eval, models, embeddings, linguistic, lexical, stats,
-                       cache, resources
+                       significance, models, embeddings, linguistic, lexical, stats, cache,
+                       resources
+    meta/              evaluating metrics: correlations with human scores, significance between
+                       metrics, mt-metrics-eval EvalSets (imports core only; no metric imports it)
     datscore/ rome/ discotk/ texteval/ sam/
                        one package per metric: config.py (Config, options, FACTS, PRESETS,
                        EXAMPLE), scorer.py (the Scorer), explain.py (what a Space or report

@@ -175,11 +175,11 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
               **options: Any) -> Dict[str, Any]:
     """Score the rows with ``metric`` (each system's rows as one corpus; keywords are its
     options) and meta-evaluate the scores against ``human`` (None: missing)
-    (:func:`nlgmetrics.core.meta_eval.meta_evaluate`); the result also holds the metric and
+    (:func:`nlgmetrics.meta.meta_eval.meta_evaluate`); the result also holds the metric and
     its signature. ``mtme=DIR, lp="de-en"`` reads an mt-metrics-eval EvalSet instead of
     ``predictions``... (``ref``: the reference name, ``human``: the human score name).
     ``against``: a second metric, a name or ``(name, {options})``; its comparison is under
-    ``"against"`` (:func:`nlgmetrics.core.metric_vs_metric.compare_metrics`; ``alternative``:
+    ``"against"`` (:func:`nlgmetrics.meta.metric_vs_metric.compare_metrics`; ``alternative``:
     ``"two-sided"`` or ``"greater"``, the one-sided p of "metric is better than against").
 
     >>> import nlgmetrics
@@ -189,11 +189,11 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
     >>> out["pairwise"]["pairwise_accuracy"]["value"], out["item"]["tie_calibrated_accuracy"]["value"]
     (1.0, 1.0)
     """
-    from .core.meta_eval import meta_evaluate
+    from .meta.meta_eval import meta_evaluate
 
     human_systems = None
     if mtme is not None:
-        from .core import mtme as mtme_files
+        from .meta import mtme as mtme_files
 
         if predictions is not None or systems is not None or items is not None:
             raise ValueError("mtme reads the predictions, systems and items from the EvalSet: give none of them")
@@ -214,7 +214,7 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
                         system_scores=by_system, human_systems=human_systems)
     result = {"metric": metric, "signature": by_system.signature, **out}
     if against is not None:
-        from .core.metric_vs_metric import compare_metrics
+        from .meta.metric_vs_metric import compare_metrics
 
         name, opts = (against, {}) if isinstance(against, str) else against
         other, other_systems = run(name, dict(opts))
@@ -228,9 +228,9 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
 def _score_systems(name: str, options: Dict[str, Any], predictions: Any, references: Any, sources: Any,
                    systems: List[Any], n: int, quiet: Optional[bool]) -> Any:
     """meta_eval's scoring: the call resolved by the core's front door, each system's rows one
-    corpus (:func:`nlgmetrics.core.meta_system.score_systems`)."""
+    corpus (:func:`nlgmetrics.meta.meta_system.score_systems`)."""
     from .core.call import resolve
-    from .core.meta_system import score_systems
+    from .meta.meta_system import score_systems
 
     cls = scorer_class(name)
     call = resolve(cls, options)

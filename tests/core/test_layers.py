@@ -1,7 +1,8 @@
 """The package's layers only point down, and no import cycle: every import of
 ``shared/nlgmetrics`` (read with ``ast``, imports inside functions included; ``if TYPE_CHECKING:``
 blocks left out, they never run) is checked. Layers, lowest first: core (what two metrics
-share, shipped data); the five metric packages; the API (``nlgmetrics.registry``: the registry,
+share, shipped data); the five metric packages and ``meta`` (evaluating metrics: correlations,
+significance between metrics, EvalSets), beside each other; the API (``nlgmetrics.registry``: the registry,
 ``load``, ``score``..., which reaches metrics by name only); the surfaces (cli, space,
 integrations, the evaluate modules), which import the API from the registry module; the
 package root on top, which only re-exports (the API and the Trainer hook). No upward import is
@@ -13,7 +14,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "nlgmetrics"
 METRICS = ("datscore", "rome", "discotk", "texteval", "sam")
-LAYERS = {"core": 0, "data": 0, **{m: 1 for m in METRICS}, "registry": 2,
+LAYERS = {"core": 0, "data": 0, **{m: 1 for m in METRICS}, "meta": 1, "registry": 2,
           "cli": 3, "space": 3, "integrations": 3, "evaluate_modules": 3}
 ROOT = 4  # the package root: re-exports only; nothing in the package imports it
 #: upward imports that are by design, with the reason (none)
@@ -126,3 +127,15 @@ def test_the_metric_packages_have_the_same_shape():
     for metric in METRICS:
         files = {p.name for p in (PACKAGE / metric).glob("*.py")}
         assert shape <= files, f"{metric} lacks {sorted(shape - files)}"
+
+
+def test_meta_and_the_metrics_do_not_import_each_other():
+    """``meta`` sits beside the metric packages: it evaluates any metric's scores and imports
+    none of them, and no metric imports it (core imports neither: layers point down)."""
+    def package(module: str) -> str:
+        return module.split(".")[1] if "." in module else ""
+
+    crossing = {(a, b) for a, targets in GRAPH.items() for b in targets
+                if {package(a), package(b)} & {"meta"} and {package(a), package(b)} & set(METRICS)}
+    assert crossing == set()
+    assert "nlgmetrics.meta.mtme" in MODULES and "nlgmetrics.meta.meta_eval" in GRAPH["nlgmetrics.registry"]

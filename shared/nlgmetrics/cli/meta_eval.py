@@ -11,9 +11,10 @@ from typing import Any, Dict, List, Optional
 
 from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, config_from_args, dumps, load_scorer, scorer_class
 from nlgmetrics.cli.options import parse_key_values
-from nlgmetrics.core import files, mtme, stats
-from nlgmetrics.core.meta_eval import meta_evaluate
-from nlgmetrics.core.meta_system import SystemScores, mean_systems, score_systems
+from nlgmetrics.core import files, stats
+from nlgmetrics.meta import mtme
+from nlgmetrics.meta.meta_eval import meta_evaluate
+from nlgmetrics.meta.meta_system import SystemScores, mean_systems, score_systems
 
 
 @dataclass
@@ -237,7 +238,7 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
                                            **options)}
     other = _against(args, data)
     if other is not None:
-        from nlgmetrics.core.metric_vs_metric import compare_metrics
+        from nlgmetrics.meta.metric_vs_metric import compare_metrics
 
         out["against"] = {"metric": other[0], **compare_metrics(
             scores, other[1], data.human, data.systems, data.items, systems, other[2], **options,
@@ -268,7 +269,7 @@ def _print(metric: str, data: Data, out: Dict[str, Any]) -> None:
     print(f"  seed {out['seed']}, {out['bootstrap']} bootstrap resamples, {out['permutations']} permutations; "
           f"systems keyed by their {out['systems_keyed_by']}")
     if "against" in out:
-        from nlgmetrics.core.metric_vs_metric import format_comparison
+        from nlgmetrics.meta.metric_vs_metric import format_comparison
 
         print(format_comparison(metric, out["against"]))
 

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from nlgmetrics.cli.common import CLIError
-from nlgmetrics.core import mtme
+from nlgmetrics.meta import mtme
 
 
 def add_mtme_out_arguments(p: argparse.ArgumentParser) -> None:

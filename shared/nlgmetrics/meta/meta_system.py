@@ -13,7 +13,7 @@ from typing import Any, Dict, Hashable, Iterator, List, Mapping, Optional, Seque
 
 import numpy as np
 
-from .significance import Resampler, bootstrap_positions, mean_resampler, percentile_interval
+from ..core.significance import Resampler, bootstrap_positions, mean_resampler, percentile_interval
 
 
 def system_key(value: Optional[Hashable]) -> Optional[str]:

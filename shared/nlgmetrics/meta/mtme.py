@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import files
+from ..core import files
 
 NO_TRANSLATION = "[No translation supplied]"
 LEVELS = ("seg", "doc", "domain", "sys")

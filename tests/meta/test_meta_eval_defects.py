@@ -11,12 +11,12 @@ import pytest
 
 from nlgmetrics.core import stats
 from nlgmetrics.core.inputs import Inputs, Record
-from nlgmetrics.core.meta_eval import meta_evaluate
-from nlgmetrics.core.meta_system import score_systems
-from nlgmetrics.core.pairwise import darr_counts, soft_pairwise_accuracy, tie_calibrated_accuracy
 from nlgmetrics.core.result import MetricResult
 from nlgmetrics.core.scorer import Scorer, mean_reduce
 from nlgmetrics.core.significance import reduce_each
+from nlgmetrics.meta.meta_eval import meta_evaluate
+from nlgmetrics.meta.meta_system import score_systems
+from nlgmetrics.meta.pairwise import darr_counts, soft_pairwise_accuracy, tie_calibrated_accuracy
 
 
 def test_acc_eq_counts_only_items_with_a_pair():
@@ -133,7 +133,7 @@ def test_one_item_of_many_rows_never_allocates_its_pairs():
 
 
 def test_the_candidate_search_of_a_large_item_equals_the_exact_search_at_its_thresholds(monkeypatch):
-    import nlgmetrics.core.pairwise as pairwise
+    import nlgmetrics.meta.pairwise as pairwise
 
     rng = np.random.default_rng(3)
     human = rng.integers(0, 5, 400).astype(float)

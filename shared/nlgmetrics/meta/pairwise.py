@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, Hashable, Iterator, List, Sequence, Tupl
 
 import numpy as np
 
-from .stats import CORRELATIONS, Vector, _pair
+from ..core.stats import CORRELATIONS, Vector, _pair
 
 
 def pairwise_accuracy(metric: Vector, human: Vector) -> float:

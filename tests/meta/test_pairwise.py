@@ -1,4 +1,4 @@
-"""WMT's newer meta-evaluation statistics (nlgmetrics.core.pairwise, nlgmetrics.core.meta_eval)
+"""WMT's newer meta-evaluation statistics (nlgmetrics.meta.pairwise, nlgmetrics.meta.meta_eval)
 on small cases computed by hand, and on the worked example of Thompson et al.'s definition."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from nlgmetrics.core.meta_eval import meta_evaluate
-from nlgmetrics.core.pairwise import (
+from nlgmetrics.meta.meta_eval import meta_evaluate
+from nlgmetrics.meta.pairwise import (
     item_grouped_correlation,
     pairwise_accuracy,
     pairwise_p_values,

@@ -1,4 +1,4 @@
-"""mt-metrics-eval's EvalSet layout (nlgmetrics.core.mtme): a small EvalSet of our own built from
+"""mt-metrics-eval's EvalSet layout (nlgmetrics.meta.mtme): a small EvalSet of our own built from
 the WMT21 to-English rows in ../shared/data, read back; score files written and read back; the
 format's errors named by file and line."""
 from __future__ import annotations
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from nlgmetrics.core import files, mtme
+from nlgmetrics.core import files
+from nlgmetrics.meta import mtme
 from tests.conftest import SHARED
 
 DATA = SHARED / "data" / "wmt21_da_seg_toen_grouped.jsonl.gz"

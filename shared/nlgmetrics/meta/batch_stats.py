@@ -1,8 +1,8 @@
 """Meta-evaluation statistics of many metric vectors at once (one a row of ``x``, the human
-side shared), for the permutation tests of :mod:`nlgmetrics.core.metric_vs_metric`: Pearson,
+side shared), for the permutation tests of :mod:`nlgmetrics.meta.metric_vs_metric`: Pearson,
 item-grouped Pearson, Spearman and Kendall tau-b (the mean over the items where defined, as
-:func:`~nlgmetrics.core.pairwise.item_grouped_correlation`), and soft pairwise accuracy over a
-systems x items matrix (:func:`~nlgmetrics.core.pairwise.soft_pairwise_accuracy`)."""
+:func:`~nlgmetrics.meta.pairwise.item_grouped_correlation`), and soft pairwise accuracy over a
+systems x items matrix (:func:`~nlgmetrics.meta.pairwise.soft_pairwise_accuracy`)."""
 from __future__ import annotations
 
 from typing import List

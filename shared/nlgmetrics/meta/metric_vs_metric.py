@@ -17,7 +17,7 @@ rows, as WMT's metrics task runs them (re-implemented from the papers' definitio
   with few items, where the sign flips have few distinct outcomes). Re-searching both epsilons
   on each row-swapped permutation (Perm-Both with the search inside) also keeps the level
   (4.5 %) but costs two epsilon searches per permutation. (Reproduced by
-  ``tests/core/test_meta_eval_vs.py``: 17.3 % per pair against 4.6 % per item, 10 outputs.)
+  ``tests/meta/test_meta_eval_vs.py``: 17.3 % per pair against 4.6 % per item, 10 outputs.)
 - **Williams' test** for two dependent Pearson correlations sharing the human side
   (Williams 1959; Graham & Baldwin 2014): ``t = (r_ha - r_hb) sqrt((n-1)(1+r_ab)) /
   sqrt(2 K (n-1)/(n-3) + rbar^2 (1-r_ab)^3)``, ``K = 1 - r_ha^2 - r_hb^2 - r_ab^2 + 2 r_ha r_hb r_ab``,
@@ -43,11 +43,11 @@ from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tupl
 import numpy as np
 import scipy.stats
 
-from . import stats
+from ..core import stats
+from ..core.stats import Vector
 from .batch_stats import SpaRows, grouped_pearson_rows, grouped_rows, pearson_rows, per_group
 from .meta_system import SystemScores, human_means, percentile_ci, system_samples
 from .pairwise import _groups, _pair_blocks, pairwise_accuracy, tie_calibrated_accuracy
-from .stats import Vector
 
 #: values (permutations x items) one block of the acc*_eq permutation test holds at most
 PERM_BLOCK = 2**20

@@ -3,7 +3,7 @@ system and item level (``nlgmetrics.meta_eval`` and ``nlgmetrics meta-eval``).
 
 - ``segment``: Pearson, Spearman and Kendall tau-b over all rows with a human score;
 - ``system``: the same over the systems' scores: the metric's OWN corpus score of each system
-  (:mod:`nlgmetrics.core.meta_system`; the mean of its rows only when none is given) against
+  (:mod:`nlgmetrics.meta.meta_system`; the mean of its rows only when none is given) against
   the mean human score of the system's rows, or the given system-level human score
   (``human_systems``: an EvalSet's ``sys`` file, as mt-metrics-eval uses); fewer than three systems are warned about (any two
   points correlate +-1) and get no interval;
@@ -15,7 +15,7 @@ system and item level (``nlgmetrics.meta_eval`` and ``nlgmetrics meta-eval``).
   acc*_eq with its epsilon (over the items with two rows or more), and the WMT DARR
   Kendall-like over pairs whose human scores differ by ``darr_threshold`` or more.
 
-Definitions: :mod:`nlgmetrics.core.pairwise`. ``bootstrap`` resamples for 95 % percentile
+Definitions: :mod:`nlgmetrics.meta.pairwise`. ``bootstrap`` resamples for 95 % percentile
 intervals (0: none, ``None``): rows for the segment level; each system's rows, its corpus
 reduction re-run per resample, for the system level. Systems are keyed by their string form
 (``1`` and ``"1"`` are one system). Rows whose human score is ``None`` are left out of every
@@ -29,7 +29,7 @@ from typing import Any, Dict, Hashable, List, Optional, Sequence
 
 import numpy as np
 
-from . import stats
+from ..core import stats
 from .meta_system import SystemScores, human_means, mean_systems, percentile_ci, system_key, system_samples
 from .pairwise import (
     darr_counts,
@@ -115,7 +115,7 @@ def meta_evaluate(scores: Sequence[float], human: Sequence[Optional[float]],
     """The statistics of the module docstring for per-row metric ``scores`` and ``human``
     scores (``None``: missing), with each row's system and item (``None``: not known).
     ``system_scores``: each system's own corpus score and resampler
-    (:func:`~nlgmetrics.core.meta_system.score_systems`); without it, the mean of its rows.
+    (:func:`~nlgmetrics.meta.meta_system.score_systems`); without it, the mean of its rows.
     ``human_systems``: each system's own human score (an EvalSet's ``sys`` file) for the
     system level and pairwise accuracy, instead of the mean of its rows' (systems without
     one are left out there; the bootstrap keeps it fixed); the output says which (``system_human``)."""

@@ -1,4 +1,4 @@
-"""Metric against metric (nlgmetrics.core.metric_vs_metric): Williams' formula by hand, Perm-Both
+"""Metric against metric (nlgmetrics.meta.metric_vs_metric): Williams' formula by hand, Perm-Both
 and the acc*_eq permutation test calibrated on simulated null data (two metrics equally good:
 about 5 % rejected at p < 0.05 over 500 simulations) and powerful when one metric is the human
 score plus less noise."""
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from nlgmetrics.core.batch_stats import SpaRows, grouped_rows, kendall_rows, rank_rows
-from nlgmetrics.core.meta_eval import meta_evaluate
-from nlgmetrics.core.meta_system import mean_systems
-from nlgmetrics.core.metric_vs_metric import (
+from nlgmetrics.meta.batch_stats import SpaRows, grouped_rows, kendall_rows, rank_rows
+from nlgmetrics.meta.meta_eval import meta_evaluate
+from nlgmetrics.meta.meta_system import mean_systems
+from nlgmetrics.meta.metric_vs_metric import (
     acc_eq_test,
     compare_metrics,
     grouped_pearson_rows,
@@ -22,7 +22,7 @@ from nlgmetrics.core.metric_vs_metric import (
     perm_p,
     williams_p,
 )
-from nlgmetrics.core.pairwise import _groups, item_grouped_correlation, soft_pairwise_accuracy, tie_calibrated_accuracy
+from nlgmetrics.meta.pairwise import _groups, item_grouped_correlation, soft_pairwise_accuracy, tie_calibrated_accuracy
 
 SIMS = 500
 
