@@ -1,6 +1,7 @@
 """The metric registry and the Python API on it: ``REGISTRY`` (metric name -> the module and
 class of its scorer, imported on first use), :func:`list_metrics`, :func:`scorer_class`,
-:func:`facts` (read from the configuration alone), :func:`load` (one scorer per normalised configuration), :func:`score`, :func:`compare`,
+:func:`facts` (read from the configuration alone), :func:`resolve` (the one front door: a call as a
+value), :func:`load` and :func:`load_call` (one scorer per normalised configuration), :func:`score`, :func:`compare`,
 :func:`meta_eval`, :func:`metric_path` and :func:`example`. Every surface (cli, space,
 integrations, the evaluate modules) imports these from here; the package root re-exports them.
 A metric is one registry line plus its package (``config.py`` declares its facts, presets and
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Hashable, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 if TYPE_CHECKING:
+    from nlgmetrics.core.call import Call
     from nlgmetrics.core.config import MetricConfig
     from nlgmetrics.core.scorer import Scorer
 
@@ -79,6 +81,23 @@ def facts(name: str) -> "MetricFacts":
     return facts_of(scorer_class(name))
 
 
+def resolve(metric: str, keywords: Optional[Mapping[str, Any]] = None, **how: Any) -> "Call":
+    """The one front door of a call: metric ``metric`` by name and the caller's ``keywords``
+    (options and per-segment inputs) resolved once into a :class:`~nlgmetrics.core.call.Call`
+    (the metric's scorer class, the checked configuration, the per-segment inputs) that every
+    later step takes (:func:`load_call`, scoring, compare, meta-evaluation, records, the Space's
+    workers). ``how``: :func:`nlgmetrics.core.call.resolve`'s keywords (``preset``,
+    ``extra_names``, ``syntax``, ``check_extras``, ``sent_always``).
+
+    >>> call = resolve("sam", {"base": "chrf"})
+    >>> call.metric, call.config.base
+    ('sam', 'chrf')
+    """
+    from .core import call as calls
+
+    return calls.resolve(scorer_class(metric), keywords or {}, **how)
+
+
 def load(name: str, config: Optional["MetricConfig"] = None, *, quiet: Optional[bool] = None,
          **options: Any) -> "Scorer":
     """A scorer for metric ``name``, created once per process and normalised configuration:
@@ -87,11 +106,23 @@ def load(name: str, config: Optional["MetricConfig"] = None, *, quiet: Optional[
     the configuration itself (``nlgmetrics.load("sam", SAMConfig(base="chrf"))``), instead of
     options. ``quiet`` is a run-time switch, not part of the configuration."""
     from .core.call import config_of
-    from .core.option_files import option_files_key
 
     cls = scorer_class(name)
-    config = config_of(cls, config, options)
-    key = (name.lower(), config.key())
+    return _scorer(cls, config_of(cls, config, options), quiet)
+
+
+def load_call(call: "Call", *, quiet: Optional[bool] = None) -> "Scorer":
+    """The scorer of a resolved call (:func:`resolve`), shared as :func:`load` shares them; no
+    name lookup and no configuration build."""
+    if call.scorer is None:
+        raise ValueError("load_call takes a call made by resolve")
+    return _scorer(call.scorer, call.config, quiet)
+
+
+def _scorer(cls: Type["Scorer"], config: "MetricConfig", quiet: Optional[bool]) -> "Scorer":
+    from .core.option_files import option_files_key
+
+    key = (cls.name, config.key())
     files = option_files_key(config)  # a file an option names, rewritten since: a new scorer
     with _LOCK:
         kept = _SCORERS.get(key)
@@ -111,11 +142,9 @@ def score(name: str, predictions: Any, references: Any = None, sources: Any = No
     metric's per-segment inputs (``extra_inputs``: SAM's ``base_scores``) go to its ``score``
     with the texts; every other keyword is a configuration option (the call is resolved by
     :func:`nlgmetrics.core.call.resolve`)."""
-    from .core.call import resolve
-
     quiet = options.pop("quiet", None)
-    call = resolve(scorer_class(name), options)
-    return load(name, call.config, quiet=quiet).score(predictions, references, sources, **call.extras)
+    call = resolve(name, options)
+    return load_call(call, quiet=quiet).score(predictions, references, sources, **call.extras)
 
 
 def metric_path(name: str) -> str:
@@ -252,5 +281,5 @@ def example(name: str) -> "Example":
     return example_of(scorer_class(name))
 
 
-__all__ = ["REGISTRY", "list_metrics", "scorer_class", "facts", "load", "score", "compare", "meta_eval", "metric_path",
+__all__ = ["REGISTRY", "list_metrics", "scorer_class", "facts", "resolve", "load", "load_call", "score", "compare", "meta_eval", "metric_path",
            "example"]

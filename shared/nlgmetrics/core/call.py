@@ -44,13 +44,24 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Call:
-    """A resolved call: the checked ``config`` and the per-segment inputs given as keywords
-    (``extras``, name -> values; ``None`` values left out)."""
+    """A resolved call, the value every later step takes: the metric's entry (``scorer``, its
+    scorer class), the checked ``config`` and the per-segment inputs given as keywords
+    (``extras``, name -> values; ``None`` values left out). Nothing after the resolver looks
+    the metric up by name or builds its configuration again."""
 
     config: MetricConfig
     extras: Dict[str, Any] = field(default_factory=dict)
     #: the ``sent_always`` options left out because the configuration does not use them
     dropped: Tuple[str, ...] = ()
+    #: the metric's scorer class (None only for a Call built by hand)
+    scorer: Optional[Type["Scorer"]] = None
+
+    @property
+    def metric(self) -> str:
+        """The metric's name (its scorer's ``name``)."""
+        if self.scorer is None:
+            raise ValueError("this call names no metric (it was not made by resolve)")
+        return self.scorer.name
 
 
 def split(cls: Type["Scorer"], keywords: Mapping[str, Any]) -> tuple[Dict[str, Any], Dict[str, Any]]:
@@ -77,7 +88,7 @@ def resolve(cls: Type["Scorer"], keywords: Mapping[str, Any], *, preset: Optiona
     config, dropped = _configured(cls, options, sent_always)
     if check_extras:
         cls.check_extra_names(config, given, syntax)
-    return Call(config, extras, dropped)
+    return Call(config, extras, dropped, cls)
 
 
 def _configured(cls: Type["Scorer"], options: Mapping[str, Any],
