@@ -38,6 +38,15 @@ REGISTRY: Dict[str, Tuple[str, str]] = {
     "sam": ("nlgmetrics.sam", "SAM"),
 }
 
+#: the baselines the metrics task ranks beside the metrics (nlgmetrics.baselines): known by name
+#: wherever a metric name is taken (score, compare, meta-eval, rank, the Python API); no
+#: evaluate module, card or Space of their own
+BASELINES: Dict[str, Tuple[str, str]] = {
+    "bleu": ("nlgmetrics.baselines.bleu", "BLEU"),
+    "chrf": ("nlgmetrics.baselines.chrf", "ChrF"),
+    "bertscore": ("nlgmetrics.baselines.bertscore", "BERTScore"),
+}
+
 _SCORERS: Dict[Tuple[str, Tuple[Any, ...]], Any] = {}
 _LOCK = threading.Lock()
 
@@ -47,12 +56,18 @@ def list_metrics() -> List[str]:
     return [name for name, (module, _) in REGISTRY.items() if importlib.util.find_spec(module) is not None]
 
 
+def metric_names() -> List[str]:
+    """Every name a metric argument takes: the metrics, then the baselines."""
+    return [*REGISTRY, *BASELINES]
+
+
 def scorer_class(name: str) -> Type["Scorer"]:
-    """The scorer class of a metric by name."""
-    key = name.lower()
-    if key not in REGISTRY:
-        raise ValueError(f"unknown metric {name!r}; available: {', '.join(REGISTRY)}")
-    module, cls = REGISTRY[key]
+    """The scorer class of a metric (or baseline) by name."""
+    key = name.lower() if isinstance(name, str) else name
+    entry = REGISTRY.get(key) or BASELINES.get(key)
+    if entry is None:
+        raise ValueError(f"unknown metric {name!r}; available: {', '.join(metric_names())}")
+    module, cls = entry
     try:
         return getattr(importlib.import_module(module), cls)
     except ModuleNotFoundError as err:
@@ -67,7 +82,7 @@ def facts(name: str) -> "MetricFacts":
     more); a package without one is asked through its scorer's ``Config``."""
     from .core.facts import MetricFacts, facts_of
 
-    entry = REGISTRY.get(name.lower())
+    entry = REGISTRY.get(name.lower()) or BASELINES.get(name.lower())
     if entry is not None:
         config = f"{entry[0]}.config"
         try:
@@ -281,5 +296,5 @@ def example(name: str) -> "Example":
     return example_of(scorer_class(name))
 
 
-__all__ = ["REGISTRY", "list_metrics", "scorer_class", "facts", "resolve", "load", "load_call", "score", "compare", "meta_eval", "metric_path",
-           "example"]
+__all__ = ["REGISTRY", "BASELINES", "metric_names", "list_metrics", "scorer_class", "facts", "resolve", "load",
+           "load_call", "score", "compare", "meta_eval", "metric_path", "example"]

@@ -59,7 +59,7 @@ def _metric_in(argv: Sequence[str]) -> Optional[str]:
         return None
     for i, token in enumerate(argv[1:], start=1):
         prev = argv[i - 1]
-        if token in registry.REGISTRY and (i == 1 or not prev.startswith("-") or prev in _FLAGS_WITHOUT_VALUE):
+        if token in registry.metric_names() and (i == 1 or not prev.startswith("-") or prev in _FLAGS_WITHOUT_VALUE):
             return token
     return None
 
@@ -89,7 +89,7 @@ def build_parser(metric: Optional[str] = None) -> Parser:
 
 def _common(p: Parser) -> None:
     """The arguments every per-metric command takes."""
-    p.add_argument("metric", choices=sorted(registry.REGISTRY),
+    p.add_argument("metric", choices=registry.metric_names(),
                    help="the metric (nlgmetrics score METRIC --help lists its options)")
     p.add_argument("--json", action="store_true", help="print JSON (non-finite numbers as null)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")

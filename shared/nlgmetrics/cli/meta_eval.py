@@ -220,7 +220,7 @@ def _for(cls: Any, data: Data) -> Data:
 def scorer_names() -> List[str]:
     from nlgmetrics import registry
 
-    return sorted(registry.REGISTRY)
+    return registry.metric_names()
 
 
 def cmd_meta_eval(args: argparse.Namespace) -> int:

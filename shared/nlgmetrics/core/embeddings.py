@@ -17,6 +17,7 @@ from nlgmetrics.core.inputs import reference_group
 
 from .batching import greedy_match_batched, plan_batches
 from .cache import LRUCache
+from .facts import BERTSCORE_PROFILES
 from .models import (
     dtype_name,
     expand_alias,
@@ -243,6 +244,15 @@ class ContextualEncoder:
             v = hidden.mean(axis=0) if len(hidden) else np.zeros(self.dim, dtype=np.float32)
             rows.append(v / max(float(np.linalg.norm(v)), 1e-12))
         return np.asarray(rows, dtype=np.float32).reshape(len(rows), self.dim)
+
+
+def bertscore_encoder(model: Optional[str], profile: str, layer: Optional[int], *, device: str, dtype: str,
+                      batch_size: int, quiet: bool) -> ContextualEncoder:
+    """The encoder of a BERTScore: ``model`` or the ``profile``'s (:data:`BERTSCORE_PROFILES`),
+    at ``layer`` or bert_score's layer for that model (:data:`BERTSCORE_LAYERS`; else the last)."""
+    name = model or BERTSCORE_PROFILES[profile]
+    return ContextualEncoder(name, device=device, dtype=dtype, batch_size=batch_size,
+                             layer=layer if layer is not None else BERTSCORE_LAYERS.get(name), quiet=quiet)
 
 
 def make_resident(model: torch.nn.Module) -> torch.nn.Module:

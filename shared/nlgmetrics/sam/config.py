@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 from nlgmetrics.core.budget import TOKENS, Budget
 from nlgmetrics.core.config import MetricConfig, option
-from nlgmetrics.core.facts import Example, MetricFacts, Need
+from nlgmetrics.core.facts import BERTSCORE_PROFILES, Example, MetricFacts, Need
 from nlgmetrics.core.lexical import sentence_bleu, sentence_chrf, sentence_meteor
 from nlgmetrics.sam.lexicon import DEFAULT_LEXICON, LEXICONS, load_lexicon
 
@@ -23,7 +23,7 @@ MATCHING = ("lemma", "meteor")
 #: (``polar``), or every item but only when S_h and S_r agree in sign (``same-sign``)
 DAMPING = ("off", "items", "polar", "same-sign")
 #: BERTScore encoder per profile: the paper's roberta-large (layer 17) or the offline MiniLM
-PROFILES = {"paper": "roberta-large", "lite": "minilm"}
+PROFILES = BERTSCORE_PROFILES
 PROFILE_DEFAULT = "paper"
 #: the work budget per segment (benchmarks/budget_caps.py: about 2 s per worst-case segment on
 #: two cores; METEOR's word alignment is quadratic): tokens (word runs and punctuation marks, as

@@ -14,7 +14,7 @@ from nlgmetrics.core.result import MetricResult
 from nlgmetrics.core.scorer import Scorer, mean_reduce
 from nlgmetrics.core.significance import Resampler, mean_resampler
 from nlgmetrics.sam.adjust import adjust, damp_adjustment, match_items, sentiment_adjustment, weighted_polarity
-from nlgmetrics.sam.config import BASE_LOW, BASE_SCALES, PROFILES, SENTENCE_METRICS, SAMConfig
+from nlgmetrics.sam.config import BASE_LOW, BASE_SCALES, SENTENCE_METRICS, SAMConfig
 from nlgmetrics.sam.lexicon import load_lexicon
 from nlgmetrics.sam.tagger import Item, lookup_analyzer, text_items
 
@@ -111,12 +111,10 @@ class SAM(Scorer):
         self._english = EnglishOnly("SAM's lexicon and tagger are English: texts mostly in another script get "
                                     "p = 0 for want of known words (flagged 'non_english' in details)")
         if cfg.base == "bertscore":
-            from nlgmetrics.core.embeddings import BERTSCORE_LAYERS, ContextualEncoder
+            from nlgmetrics.core.embeddings import bertscore_encoder
 
-            name = cfg.model or PROFILES[cfg.profile]
-            self.encoder = ContextualEncoder(
-                name, device=cfg.device, dtype=cfg.dtype, batch_size=cfg.batch_size,
-                layer=cfg.layer if cfg.layer is not None else BERTSCORE_LAYERS.get(name), quiet=self.quiet)
+            self.encoder = bertscore_encoder(cfg.model, cfg.profile, cfg.layer, device=cfg.device, dtype=cfg.dtype,
+                                             batch_size=cfg.batch_size, quiet=self.quiet)
 
     def setup_reduce(self) -> None:
         """The reduction reads the configuration only: no lexicon, tagger or encoder."""
