@@ -43,6 +43,7 @@ class BERTScore(Scorer):
     references_mode = "required"
     sources_mode = "none"
     config: BERTScoreConfig
+    encoder: Optional[Any] = None
 
     def setup(self) -> None:
         from nlgmetrics.core.embeddings import bertscore_encoder
