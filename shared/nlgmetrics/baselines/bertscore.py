@@ -62,6 +62,8 @@ class BERTScore(Scorer):
     def score_segments(self, inputs: Inputs) -> List[Record]:
         from nlgmetrics.core.embeddings import bertscore
 
+        if self.encoder is None:
+            raise RuntimeError("a scorer made to reduce records does not score segments")
         out = bertscore(list(inputs.predictions), list(inputs.references or []), self.encoder)
         return [{"id": i, "score": f, "precision": p, "recall": r}
                 for i, p, r, f in zip(inputs.ids, out["precision"], out["recall"], out["f1"])]
