@@ -150,9 +150,11 @@ class MetricsHook:
         if isinstance(sources, str) and sources != "inputs":
             raise ValueError(f"sources must be a list of texts or 'inputs' (decoded from the evaluation's inputs), "
                              f"got {sources!r}")
-        if isinstance(metric, str):
-            scorer: Any = registry.load(metric, **options)
-            name, options = metric, {}
+        self.extras: dict[str, Any] = {}
+        if isinstance(metric, str):  # one call, resolved once (a per-segment input given is kept for each scoring)
+            call = registry.resolve(metric, options)
+            scorer: Any = registry.load_call(call)
+            name, options, self.extras = metric, {}, dict(call.extras)
         else:
             scorer, name = metric, getattr(metric, "name", None) or type(metric).__name__.lower()
             if options and hasattr(scorer, "score"):
@@ -340,7 +342,7 @@ class MetricsHook:
                 self.check_fixed(inputs)
             srcs = self.fixed
         if hasattr(self.scorer, "score"):
-            return {self.key: float(self.scorer.score(hyps, refs, srcs).score)}
+            return {self.key: float(self.scorer.score(hyps, refs, srcs, **self.extras).score)}
         kwargs = {"predictions": hyps, "references": refs, **self.options}
         if srcs is not None:
             kwargs["sources"] = srcs
