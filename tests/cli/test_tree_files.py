@@ -1,5 +1,5 @@
 """``nlgmetrics score discotk`` with RST tree files: a tree file is one segment; -p/-r take a
-folder of .dis files (paired by file name) or .dis paths; the real RST-DT files of
+folder of .dis or .tree files (paired by file name) or such paths; the real RST-DT files of
 ../shared/data/rst_real score through the CLI; a broken tree is one error line naming the file,
 line and column, with exit 2 (an input error)."""
 import json
@@ -78,16 +78,35 @@ def test_tree_file_errors(folders, capsys, tmp_path):
            f"tree folders are paired by file name: {GOOD[0]} has no file of that name in -r")
     empty = tmp_path / "empty"
     empty.mkdir()
-    _error(capsys, ["score", "discotk", "-p", str(empty), "-r", str(ref), *LIGHT], "a folder with no .dis files")
+    _error(capsys, ["score", "discotk", "-p", str(empty), "-r", str(ref), *LIGHT], "a folder with no .dis or .tree files")
     one = str(hyp / GOOD[1])
     _error(capsys, ["score", "discotk", "-p", one, one, "-r", one, *LIGHT], "-p names 2 tree files but -r names 1")
     lines = tmp_path / "refs.txt"
     lines.write_text("a line\n")
     _error(capsys, ["score", "discotk", "-p", one, "-r", str(lines), *LIGHT], "give tree files for -r too")
     _error(capsys, ["score", "discotk", "-p", str(lines), "-r", one, *LIGHT], "give tree files for -p too")
-    _error(capsys, ["score", "discotk", "-p", one, str(lines), "-r", one, one, *LIGHT], "must end in .dis")
+    _error(capsys, ["score", "discotk", "-p", one, str(lines), "-r", one, one, *LIGHT], "must end in .dis or .tree")
     broken = tmp_path / "broken.dis"
     broken.write_text("( Root (span 1 2)\n  ( Nucleus (leaf 1) (rel2par span) (text _!a_!) )\n")
     _error(capsys, ["score", "discotk", "-p", str(broken), "-r", one, *LIGHT],
            f"{broken}: .dis tree: line 1, column 1: the Root opened here is never closed")
     _error(capsys, ["score", "sam", "-p", one, one, "-r", one], "sam: -p and -r take one file each")
+
+
+def test_bracketed_tree_files_read_by_the_cli_as_by_python(shared_data, tmp_path, capsys):
+    """A ``.tree`` file in the bracketed format (Feng & Hirst's) is a tree file on the command
+    line, as the Python API reads it: the same scores from .tree paths, a folder of them, and the
+    API on their texts."""
+    from nlgmetrics.discotk.discourse import rst
+
+    texts = []
+    for k, name in enumerate(GOOD[:3]):
+        tree = rst.from_rst((shared_data / "rst_real" / name).read_text())
+        texts.append(rst.to_rst(tree))
+        (tmp_path / f"{k}.tree").write_text(texts[-1])
+    assert all(t.lstrip().startswith("(") and "Root" not in t.split()[0] for t in texts)
+    paths = [str(tmp_path / f"{k}.tree") for k in range(3)]
+    by_paths = _score(capsys, ["-p", *paths, "-r", *paths[::-1]])
+    api = DiscoTK(variant="light", normalization="none", quiet=True).score(texts, texts[::-1])
+    assert by_paths["scores"] == api.scores and by_paths["scores"][1] == 1.0
+    assert _score(capsys, ["-p", str(tmp_path), "-r", str(tmp_path)])["scores"] == [1.0] * 3

@@ -281,8 +281,8 @@ class _AppendOneOrMore(argparse.Action):
 
 def add_score_arguments(p: argparse.ArgumentParser, cls: Optional[Any]) -> None:
     tree = tree_files_of(cls) if cls is not None else None
-    as_trees = (f"; or {tree.kind}s, one segment per file: a folder of {tree.suffix} files or "
-                f"several {tree.suffix} paths" if tree else "; a metric that reads tree files takes those too (see "
+    as_trees = (f"; or {tree.kind}s, one segment per file: a folder of {tree.named} files or "
+                f"several {tree.named} paths" if tree else "; a metric that reads tree files takes those too (see "
                 "nlgmetrics score METRIC --help)" if cls is None else "")
     p.add_argument("-p", "--predictions", required=True, metavar="FILE", nargs="+", action=_OneOrMore,
                    help=f"one hypothesis per line (UTF-8; .gz ok){as_trees}")

