@@ -54,5 +54,6 @@ def write_mtme_out(args: argparse.Namespace, result: Any) -> None:
                                          {args.system: result.scores}, {args.system: result.score},
                                          options=OPTION_NAMES)
     except (ValueError, OSError) as err:
-        raise CLIError(f"--mtme-out: {err}", code=1) from None
+        message = str(err) if str(err).startswith("--mtme-out") else f"--mtme-out: {err}"
+        raise CLIError(message, code=1) from None
     print(f"wrote {paths[0]} and {paths[1]}", file=sys.stderr)

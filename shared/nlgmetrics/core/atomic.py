@@ -12,7 +12,9 @@ a Space's exports, caches) goes through here.
   exclusively (``O_CREAT | O_EXCL | O_NOFOLLOW``, a random name: never a fixed ``.tmp``), and
   moved over the target with one ``os.replace``; the target must be a regular file or a new
   path (a directory, FIFO, device or socket is refused by kind). A new file gets ``0666`` less
-  the umask (e.g. ``0644``); an existing file keeps its mode.
+  the umask (e.g. ``0644``); an existing file keeps its mode. Files are not ``fsync``'d (10 ms
+  a file on this project's test machine): a reader or a failed run never sees half a file, a
+  power cut may still lose the newest one.
 - **Safe under concurrent writers.** :func:`locked` serialises the writers of one file with
   ``flock`` on a lock file beside it (opened without following a link, kept afterwards), so a
   read-modify-write (:meth:`Folder.read`, then :meth:`Folder.write`) loses no other writer's data.
@@ -37,6 +39,7 @@ from .regular_files import kind_of
 
 PathLike = Union[str, "os.PathLike[str]"]
 T = TypeVar("T")
+C = TypeVar("C", bound="Committed")
 
 #: the longest name of one file (the usual limit of Linux and macOS file systems, in bytes)
 NAME_MAX = 255
@@ -106,11 +109,12 @@ def _why(err: BaseException) -> str:
 
 class Folder:
     """An open folder to write in: ``fd`` (its descriptor; names are resolved relative to it)
-    and ``shown``, its path as the user named it, for messages and for readers that take a path.
-    Close it (or use it as a context manager) when done."""
+    and ``shown``, its path as the user named it, for messages and for readers that take a path;
+    ``inside``: the folder the user named, as messages name it (``--mtme-out 'OUT'``). Close it
+    (or use it as a context manager) when done."""
 
-    def __init__(self, fd: int, shown: str, option: str) -> None:
-        self.fd, self.shown, self.option = fd, shown, option
+    def __init__(self, fd: int, shown: str, inside: str) -> None:
+        self.fd, self.shown, self.inside = fd, shown, inside
 
     def path(self, name: str) -> str:
         return os.path.join(self.shown, name)
@@ -136,7 +140,7 @@ class Folder:
         except OSError as err:
             raise ValueError(f"{shown}: cannot use as the {what} file ({_why(err)})") from None
         if stat.S_ISLNK(st.st_mode):
-            raise ValueError(f"{shown}: is a symbolic link; nlgmetrics writes inside {self.option} and follows no "
+            raise ValueError(f"{shown}: is a symbolic link; nlgmetrics writes inside {self.inside} and follows no "
                              "link there")
         kind = kind_of(st.st_mode)
         if kind is not None:
@@ -195,11 +199,13 @@ def open_folder(root: PathLike, parts: Sequence[str] = (), *, option: str) -> Fo
         os.makedirs(shown, exist_ok=True)
         fd = os.open(shown, _DIRECTORY)
     except (FileExistsError, NotADirectoryError) as err:
-        why = "is a file, not a folder" if isinstance(err, FileExistsError) else "is below a file, not a folder"
+        why = ("is below a file, not a folder" if isinstance(err, NotADirectoryError) else
+               "is a file, not a folder" if os.path.isfile(shown) else "is not a folder")
         raise FolderError(f"{option} {shown}: {why}", why) from None
     except OSError as err:
         why = f"cannot use as a folder ({_why(err)})"
         raise FolderError(f"{option} {shown}: {why}", why) from None
+    inside = f"{option} {shown!r}"
     for part in parts:
         check_name(part, option)
         path = os.path.join(shown, part)
@@ -210,7 +216,7 @@ def open_folder(root: PathLike, parts: Sequence[str] = (), *, option: str) -> Fo
         except OSError as err:
             st = _lstat(part, fd)
             if st is not None and stat.S_ISLNK(st.st_mode):
-                why = f"is a symbolic link; nlgmetrics writes inside {option} {shown!r} and follows no link there"
+                why = f"is a symbolic link; nlgmetrics writes inside {inside} and follows no link there"
             elif st is not None and not stat.S_ISDIR(st.st_mode):
                 why = "is a file, not a folder"
             else:
@@ -219,7 +225,7 @@ def open_folder(root: PathLike, parts: Sequence[str] = (), *, option: str) -> Fo
             raise FolderError(f"{option}: {path} {why}", f"{path} {why}") from None
         os.close(fd)
         fd, shown = sub, path
-    return Folder(fd, shown, option)
+    return Folder(fd, shown, inside)
 
 
 def _lstat(name: str, dir_fd: int) -> Optional[os.stat_result]:
@@ -229,7 +235,27 @@ def _lstat(name: str, dir_fd: int) -> Optional[os.stat_result]:
         return None
 
 
-class TempFile:
+class Committed:
+    """A write that, as a context manager, commits when the block succeeds and aborts (leaving
+    nothing behind) when it raises."""
+
+    def commit(self) -> Any:
+        raise NotImplementedError
+
+    def abort(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: C) -> C:
+        return self
+
+    def __exit__(self, exc_type: Any, *rest: Any) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()
+
+
+class TempFile(Committed):
     """A new temporary file beside ``name`` in ``folder`` (``file``: open to write bytes),
     created exclusively under a random name and never through a link, with the target's final
     permissions. :meth:`commit` moves it over ``name`` in one ``os.replace``; :meth:`abort`
@@ -237,7 +263,7 @@ class TempFile:
 
     def __init__(self, folder: Folder, name: str, what: str = "output", shown: Optional[str] = None) -> None:
         # its own descriptor of the folder: the caller may close ``folder`` before the commit
-        self.folder = Folder(os.dup(folder.fd), folder.shown, folder.option)
+        self.folder = Folder(os.dup(folder.fd), folder.shown, folder.inside)
         self.name, self.what = name, what
         self.shown = shown if shown is not None else folder.path(name)
         old = None if stat.S_ISLNK(_mode(name, folder.fd)) else self._checked()
@@ -277,10 +303,7 @@ class TempFile:
         """Move the finished file over the target (checked again: a directory, FIFO or device
         put there meanwhile is not replaced; a link put there is replaced, not written through)."""
         try:
-            if not self.file.closed:
-                self.file.flush()
-                os.fsync(self.file.fileno())
-                self.file.close()
+            self.file.close()  # not fsync'd: atomic for readers and a failing process, not a power cut
             if not stat.S_ISLNK(_mode(self.name, self.folder.fd)):
                 self._checked()
             os.replace(self.tmp, self.name, src_dir_fd=self.folder.fd, dst_dir_fd=self.folder.fd)
@@ -297,14 +320,6 @@ class TempFile:
         self._unlink()
         self.folder.close()
 
-    def __enter__(self) -> "TempFile":
-        return self
-
-    def __exit__(self, exc_type: Any, *rest: Any) -> None:
-        if exc_type is None:
-            self.commit()
-        else:
-            self.abort()
 
 
 def _mode(name: str, dir_fd: int) -> int:
@@ -325,7 +340,7 @@ def locked(folder: Folder, name: str) -> Iterator[None]:
         except OSError as err:
             if err.errno == errno.ELOOP:
                 raise ValueError(f"{shown}: the lock file is a symbolic link; nlgmetrics follows no link inside "
-                                 f"{folder.option}") from None
+                                 f"{folder.inside}") from None
             raise ValueError(f"{shown}: cannot open the lock file ({_why(err)})") from None
         try:
             st = os.fstat(fd)
@@ -373,4 +388,4 @@ def write_file(path: PathLike, data: bytes, what: str = "output") -> Path:
     return Path(os.fspath(path))
 
 
-__all__ = ["Folder", "FolderError", "NAME_MAX", "TempFile", "check_name", "locked", "open_folder", "target_folder", "write_file"]
+__all__ = ["Committed", "Folder", "FolderError", "NAME_MAX", "TempFile", "check_name", "locked", "open_folder", "target_folder", "write_file"]

@@ -89,7 +89,7 @@ def record_line(record: Record) -> str:
     return json.dumps(_encode(record, record.get("id")), default=_plain, allow_nan=False, separators=(",", ":"))
 
 
-class RecordsWriter:
+class RecordsWriter(atomic.Committed):
     """Write a records file as records arrive, atomically: the file appears (or replaces an
     older one; re-running a shard gives the same content) only when :meth:`close` succeeds.
 
@@ -139,14 +139,7 @@ class RecordsWriter:
             self._fh.close()
         self._tmp.abort()
 
-    def __enter__(self) -> "RecordsWriter":
-        return self
-
-    def __exit__(self, exc_type: Any, *rest: Any) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
+    commit = close  # the context manager's (atomic.Committed) name for close
 
 
 FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
