@@ -312,18 +312,16 @@ def test_the_regular_files_docstring_examples_run():
 
 def test_a_records_temporary_that_cannot_be_opened_is_reported_under_the_records_path(tmp_path, monkeypatch):
     """The open of the temporary file was the one step whose OSError named '.out.jsonl.XXXXXXXX'."""
-    import builtins
+    from nlgmetrics.core import atomic, records
 
-    from nlgmetrics.core import records
+    real_open = os.open
 
-    real_open = builtins.open
-
-    def failing_open(path, *args, **kwargs):
+    def failing_open(path, *args, **kwargs):  # the writer's exclusive open of its temporary file
         if os.path.basename(str(path)).startswith(".out.jsonl."):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "open", failing_open)
+    monkeypatch.setattr(atomic.os, "open", failing_open)
     with pytest.raises(ValueError) as info:
         records.RecordsWriter(str(tmp_path / "out.jsonl"), {"metric": "x"})
     assert str(info.value) == f"{tmp_path / 'out.jsonl'}: cannot write the records file (Permission denied)"

@@ -1,6 +1,8 @@
 """``nlgmetrics score ... --mtme-out DIR``: the scores written as mt-metrics-eval metric score
 files, ``DIR/metric-scores/LP/NAME-REF.seg.score`` (the system's segment scores) and
-``.sys.score`` (the metric's own corpus score), other systems already there kept."""
+``.sys.score`` (the metric's own corpus score), other systems already there kept; written by
+the package's one writer (:mod:`nlgmetrics.core.atomic`: names checked, inside DIR, atomic,
+concurrent runs merged under a lock)."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +11,9 @@ from typing import Any
 
 from nlgmetrics.cli.common import CLIError
 from nlgmetrics.meta import mtme
+
+#: the command line's names of write_metric_scores' arguments, for its errors
+OPTION_NAMES = {"root": "--mtme-out", "lp": "--lp", "metric": "--metric-name", "ref": "--ref-name", "system": "--system"}
 
 
 def add_mtme_out_arguments(p: argparse.ArgumentParser) -> None:
@@ -34,10 +39,9 @@ def check_mtme_out(args: argparse.Namespace) -> None:
     for flag in ("lp", "system", "ref_name"):
         if not getattr(args, flag):
             raise CLIError(f"--mtme-out needs --{flag.replace('_', '-')}")
-    if any(c.isspace() for c in args.system):
-        raise CLIError(f"--system {args.system!r} holds a blank; mt-metrics-eval splits lines on blanks")
-    try:
-        mtme.metric_score_paths(args.mtme_out, args.lp, args.metric_name or args.metric, args.ref_name)
+    try:  # every name by the writer's one rule, before anything loads
+        mtme.metric_score_paths(args.mtme_out, args.lp, args.metric_name or args.metric, args.ref_name,
+                                systems=[args.system], options=OPTION_NAMES)
     except ValueError as err:
         raise CLIError(str(err)) from None
 
@@ -47,7 +51,9 @@ def write_mtme_out(args: argparse.Namespace, result: Any) -> None:
         return
     try:
         paths = mtme.write_metric_scores(args.mtme_out, args.lp, args.metric_name or args.metric, args.ref_name,
-                                         {args.system: result.scores}, {args.system: result.score})
+                                         {args.system: result.scores}, {args.system: result.score},
+                                         options=OPTION_NAMES)
     except (ValueError, OSError) as err:
-        raise CLIError(f"--mtme-out: {err}", code=1) from None
+        message = str(err) if str(err).startswith("--mtme-out") else f"--mtme-out: {err}"
+        raise CLIError(message, code=1) from None
     print(f"wrote {paths[0]} and {paths[1]}", file=sys.stderr)

@@ -19,9 +19,9 @@ from __future__ import annotations
 import contextlib
 import gzip
 import hashlib
+import io
 import json
 import math
-import os
 import re
 from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
@@ -89,7 +89,7 @@ def record_line(record: Record) -> str:
     return json.dumps(_encode(record, record.get("id")), default=_plain, allow_nan=False, separators=(",", ":"))
 
 
-class RecordsWriter:
+class RecordsWriter(atomic.Committed):
     """Write a records file as records arrive, atomically: the file appears (or replaces an
     older one; re-running a shard gives the same content) only when :meth:`close` succeeds.
 
@@ -99,16 +99,16 @@ class RecordsWriter:
     """
 
     def __init__(self, path: str, header: Dict[str, Any]) -> None:
-        # only a regular file or a new path is replaced (a symlink is followed), mode 0666 - umask
+        # the one writer (core/atomic.py): only a regular file or a new path is replaced (a
+        # symlink the user named is followed), through a new temporary file, mode 0666 - umask
         self.path = str(path)
-        self.target, self._tmp = atomic.open_temp(self.path, "records")
-        opener: Any = gzip.open if self.target.suffix == ".gz" else open
-        try:
-            self._fh = opener(self._tmp, "wt", encoding="utf-8")
-        except OSError as err:  # name the records file, never the temporary one beside it
-            with contextlib.suppress(OSError):
-                os.unlink(self._tmp)
-            raise ValueError(f"{self.path}: cannot write the records file ({err.strerror or err})") from None
+        folder, name = atomic.target_folder(self.path, "records")
+        self.target = Path(folder.path(name))
+        with folder:  # the temporary file keeps its own descriptor of the folder
+            self._tmp = atomic.TempFile(folder, name, "records", shown=self.path)
+        raw: Any = self._tmp.file
+        self._inner: Any = gzip.GzipFile(fileobj=raw, mode="wb") if name.endswith(".gz") else raw
+        self._fh = io.TextIOWrapper(self._inner, encoding="utf-8")
         self.count = 0
         self._guard(lambda: self._fh.write(json.dumps({"nlgmetrics_records": FORMAT, **header}) + "\n"))
 
@@ -124,24 +124,22 @@ class RecordsWriter:
         self.count += len(records)
 
     def close(self) -> Path:
-        self._guard(self._fh.close)
-        atomic.replace(self._tmp, self.target, self.path, "records")
+        self._guard(self._finish)
+        self._tmp.commit()
         return self.target
 
+    def _finish(self) -> None:
+        self._fh.flush()
+        self._fh.detach()
+        if self._inner is not self._tmp.file:
+            self._inner.close()  # the gzip trailer; the file itself stays open for commit
+
     def abort(self) -> None:
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, ValueError):
             self._fh.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self._tmp)
+        self._tmp.abort()
 
-    def __enter__(self) -> "RecordsWriter":
-        return self
-
-    def __exit__(self, exc_type: Any, *rest: Any) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
+    commit = close  # the context manager's (atomic.Committed) name for close
 
 
 FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")

@@ -1,6 +1,7 @@
 """What DATScore's seq2seq model returns and keeps: per-token scores of a forced decoding
 (:class:`TokenScores`) and the translations cache (:class:`TranslationCache`, in memory and
-optionally in sqlite)."""
+optionally in sqlite, in a folder opened by the package's one writer,
+:mod:`nlgmetrics.core.atomic`)."""
 from __future__ import annotations
 
 import hashlib
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from nlgmetrics.core import atomic
 from nlgmetrics.core.cache import LRUCache
 
 TOKEN_WEIGHTINGS = ("entropy", "uniform")
@@ -46,30 +48,52 @@ class TokenScores:
 class TranslationCache:
     """Translations keyed by (model identity, languages, decoding options, text): a bounded
     LRU cache in memory (``max_entries`` translations, about ``max_bytes``), backed by
-    ``<cache_dir>/translations.sqlite`` when a directory is given."""
+    ``<cache_dir>/translations.sqlite`` when a directory is given (made when missing). A
+    ``cache_dir`` that is a file, a cache file that is a link or not a regular file, or one
+    that is not a translations cache (a damaged or foreign file) is a ``ValueError`` naming
+    ``cache_dir`` and the file, here or on first use."""
+
+    #: the cache's file in ``cache_dir`` and the files SQLite keeps beside it
+    FILE = "translations.sqlite"
+    _SIDE_FILES = ("-journal", "-wal", "-shm")
 
     def __init__(self, cache_dir: str | Path | None = None, *, max_entries: int = 100_000,
                  max_bytes: int = 128 * 2**20) -> None:
         self._memory: LRUCache[str, str] = LRUCache(max_entries, max_bytes)
         self.path: Path | None = None
+        self._where = ""
         if cache_dir is not None:
             if not str(cache_dir).strip():  # "" would mean the working directory; an explicit "." still does
                 raise ValueError(f"cache_dir must be None (memory only) or a directory, got {cache_dir!r}")
             directory = Path(cache_dir).expanduser()
-            directory.mkdir(parents=True, exist_ok=True)
-            self.path = directory / "translations.sqlite"
+            with atomic.open_folder(directory, option="cache_dir") as folder:
+                for name in (self.FILE, *(self.FILE + side for side in self._SIDE_FILES)):
+                    folder.kind(name, f"cache_dir {cache_dir}: {folder.path(name)}", "translations cache")
+            self.path = directory / self.FILE
+            self._where = f"cache_dir {cache_dir}: {self.path}"
             with self._connect() as db:
                 db.execute("CREATE TABLE IF NOT EXISTS translations (key TEXT PRIMARY KEY, text TEXT NOT NULL)")
+                columns = [row[1] for row in db.execute("PRAGMA table_info(translations)")]
+                if columns != ["key", "text"]:
+                    raise ValueError(f"{self._where} is not a translations cache (its table 'translations' has the "
+                                     f"columns {columns}); delete the file or choose another cache_dir")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        """A connection that commits (or rolls back) and closes at the end of the block."""
-        db = sqlite3.connect(str(self.path), timeout=60)
+        """A connection that commits (or rolls back) and closes at the end of the block; an
+        SQLite error (a damaged file, a full disk) names ``cache_dir`` and the file."""
         try:
-            with db:
-                yield db
-        finally:
-            db.close()
+            db = sqlite3.connect(str(self.path), timeout=60)
+            try:
+                with db:
+                    yield db
+            finally:
+                db.close()
+        except sqlite3.OperationalError as err:  # locked past the timeout, read-only, a full disk
+            raise ValueError(f"{self._where}: cannot use the translations cache ({err})") from None
+        except sqlite3.DatabaseError as err:  # not an SQLite file, or a damaged one
+            raise ValueError(f"{self._where} is not a usable translations cache ({err}); delete the file or "
+                             "choose another cache_dir") from None
 
     @staticmethod
     def key(*parts: object) -> str:

@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..core import files
+from ..core import atomic, files
 
 NO_TRANSLATION = "[No translation supplied]"
 LEVELS = ("seg", "doc", "domain", "sys")
@@ -50,10 +51,10 @@ def _text_lines(path: str) -> List[str]:
     return [line.rstrip() for line in files.read_lines(path)]
 
 
-def _check_lp(lp: str) -> str:
+def _check_lp(lp: str, option: str = "--lp") -> str:
     parts = lp.split("-")
     if len(parts) != 2 or not all(parts) or any(c in lp for c in "/\\. \t"):
-        raise ValueError(f"--lp must be a language pair SRC-TGT such as de-en, got {lp!r}")
+        raise ValueError(f"{option} must be a language pair SRC-TGT such as de-en, got {lp!r}")
     return lp
 
 
@@ -150,34 +151,74 @@ def format_score_lines(scores: Mapping[str, Sequence[Optional[float]]]) -> List[
     return lines
 
 
-def metric_score_paths(root: str, lp: str, metric: str, ref: str) -> Dict[str, str]:
-    """Where a metric's scores go: ``metric-scores/LP/METRIC-REF.LEVEL.score`` per level."""
-    _check_lp(lp)
-    if not metric or "-" in ref or "." in metric or "/" in metric or "-" in metric:
-        raise ValueError(f"metric name {metric!r} must be non-empty without '-', '.' or '/', and the reference "
-                         f"name {ref!r} without '-' (mt-metrics-eval parses METRIC-REF.LEVEL.score)")
-    return {level: os.path.join(root, "metric-scores", lp, f"{metric}-{ref}.{level}.score") for level in LEVELS}
+#: how errors of :func:`metric_score_paths` and :func:`write_metric_scores` name their
+#: arguments (Python keywords); the command line passes its own option names
+PYTHON_NAMES = {"root": "root=", "lp": "lp=", "metric": "metric=", "ref": "ref=", "system": "system="}
+
+
+def _spelling(options: Optional[Mapping[str, str]]) -> Dict[str, str]:
+    return {**PYTHON_NAMES, **(options or {})}
+
+
+def _check_system(system: str, option: str) -> str:
+    """A system name as mt-metrics-eval's score lines need it: a name without blanks."""
+    atomic.check_name(system, option)
+    if any(c.isspace() for c in system):
+        raise ValueError(f"{option} {system!r} holds a blank; mt-metrics-eval splits lines on blanks")
+    return system
+
+
+def metric_score_paths(root: str, lp: str, metric: str, ref: str, *, systems: Sequence[str] = (),
+                       options: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+    """Where a metric's scores go: ``metric-scores/LP/METRIC-REF.LEVEL.score`` per level, after
+    checking every name (and each of ``systems``) by the writer's rule for names
+    (:func:`nlgmetrics.core.atomic.check_name`) and mt-metrics-eval's (``METRIC-REF.LEVEL``
+    must parse back). ``options`` maps ``root lp metric ref system`` to the caller's names of
+    them for errors (default: the Python keywords, ``ref=``; the CLI: ``--ref-name``)."""
+    spell = _spelling(options)
+    _check_lp(atomic.check_name(lp, spell["lp"]), spell["lp"])
+    atomic.check_name(metric, spell["metric"])
+    atomic.check_name(ref, spell["ref"])
+    if "-" in metric or "." in metric:
+        raise ValueError(f"{spell['metric']} {metric!r}: must be without '-' or '.' (mt-metrics-eval parses METRIC-REF.LEVEL.score)")
+    if "-" in ref:
+        raise ValueError(f"{spell['ref']} {ref!r}: must be without '-' (mt-metrics-eval parses METRIC-REF.LEVEL.score)")
+    for system in systems:
+        _check_system(system, spell["system"])
+    names = {level: f"{metric}-{ref}.{level}.score" for level in LEVELS}
+    for name in names.values():
+        atomic.check_name(name, f"{spell['metric']} with {spell['ref']}")
+    return {level: os.path.join(root, "metric-scores", lp, name) for level, name in names.items()}
 
 
 def write_metric_scores(root: str, lp: str, metric: str, ref: str, seg: Mapping[str, Sequence[float]],
-                        sys: Mapping[str, float]) -> List[str]:
+                        sys: Mapping[str, float], *, options: Optional[Mapping[str, str]] = None) -> List[str]:
     """Write (or, for the systems given, replace) ``METRIC-REF.seg.score`` and ``.sys.score``
-    under ``root``; other systems already in the files are kept. Returns the two paths."""
-    paths = metric_score_paths(root, lp, metric, ref)
-    os.makedirs(os.path.dirname(paths["seg"]), exist_ok=True)
-    written = []
-    for level, new in (("seg", {k: list(v) for k, v in seg.items()}), ("sys", {k: [v] for k, v in sys.items()})):
-        path = paths[level]
-        merged: Dict[str, List[Optional[float]]] = dict(read_score_file(path, level, human=False)) if os.path.exists(path) else {}
+    under ``root``; other systems already in the files are kept. Returns the two paths.
+
+    Through the package's one writer (:mod:`nlgmetrics.core.atomic`): every name checked
+    (:func:`metric_score_paths`), nothing written outside ``root`` or through a link inside
+    it, each file replaced atomically, and concurrent writers of the same files (other
+    processes scoring other systems) serialised on a lock file, each merging under the lock,
+    so no system is lost."""
+    spell = _spelling(options)
+    metric_score_paths(root, lp, metric, ref, systems=[*seg, *sys], options=options)
+    updates: List[Tuple[str, Scores]] = [("seg", {k: [float(v) for v in vs] for k, vs in seg.items()}),
+                                         ("sys", {k: [float(v)] for k, v in sys.items()})]
+    for _, new in updates:
         for system, values in new.items():
-            if not all(math.isfinite(float(v)) for v in values):
+            if not all(v is not None and math.isfinite(v) for v in values):
                 raise ValueError(f"{metric} gave a non-finite score for {system}; mt-metrics-eval files hold numbers only")
-            merged[system] = [float(v) for v in values]
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write("".join(line + "\n" for line in format_score_lines(merged)))
-        os.replace(tmp, path)
-        written.append(path)
+    written = []
+    with atomic.open_folder(root, ["metric-scores", lp], option=spell["root"]) as folder, \
+            atomic.locked(folder, f"{metric}-{ref}.score"):
+        for level, new in updates:
+            name = f"{metric}-{ref}.{level}.score"
+            merged: Scores = folder.read(name, partial(read_score_file, level=level, human=False)) or {}
+            merged.update(new)
+            text = "".join(line + "\n" for line in format_score_lines(merged))
+            folder.write(name, text.encode("utf-8"), "score")
+            written.append(os.path.join(root, "metric-scores", lp, name))
     return written
 
 
@@ -253,5 +294,5 @@ def evalset_rows(es: EvalSet, ref: Optional[str] = None, human: Optional[str] = 
     return out
 
 
-__all__ = ["EvalSet", "Rows", "evalset_rows", "LEVELS", "NO_TRANSLATION", "format_score_lines", "metric_score_paths", "read_evalset",
-           "read_score_file", "write_metric_scores"]
+__all__ = ["EvalSet", "Rows", "evalset_rows", "LEVELS", "NO_TRANSLATION", "PYTHON_NAMES", "format_score_lines",
+           "metric_score_paths", "read_evalset", "read_score_file", "write_metric_scores"]

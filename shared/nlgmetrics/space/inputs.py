@@ -221,5 +221,5 @@ def write_batch(result: MetricResult, inputs: Mapping[str, Any], directory: Opti
         rows.append(row)
     csv_path = export.write_csv(out_dir / f"{result.metric}_scores.csv", rows)
     json_path = out_dir / f"{result.metric}_result.json"
-    json_path.write_text(result.to_json(indent=1), encoding="utf-8")
+    export.write_text(json_path, result.to_json(indent=1))
     return [str(csv_path), str(json_path)]
