@@ -86,11 +86,12 @@ def test_jsonl_rows_and_row_errors(tmp_path):
     arr = _bytes(tmp_path, "arr.jsonl", b'{"a": 1}\n[1, 2]\n')
     with pytest.raises(InputFileError, match="line 2: expected a JSON object"):
         files.read_rows(arr)
-    nan = _bytes(tmp_path, "nan.jsonl", b'{"s": NaN}\n{"s": "x"}\n{"s": true}\n')
-    rows = files.read_rows(nan)
-    for row in rows:
+    nan = _bytes(tmp_path, "nan.jsonl", b'{"s": "x"}\n{"s": true}\n{"s": NaN}\n')
+    with pytest.raises(InputFileError, match=r"nan\.jsonl, line 3: NaN is not allowed \(every number must be finite\)$"):
+        files.read_rows(nan)  # bare NaN is not JSON; the one reader refuses it as it reads
+    for row in files.read_rows(_bytes(tmp_path, "texts.jsonl", b'{"s": "x"}\n{"s": true}\n')):
         with pytest.raises(InputFileError, match=f"line {row[0]}: 's' must be a"):
-            files.number_field(row, "s", nan)
+            files.number_field(row, "s", "texts.jsonl")
     many = _bytes(tmp_path, "many.jsonl", b'{"a": 1}\n' * 5)
     with pytest.raises(InputFileError, match="more than 3 rows"):
         files.read_rows(many, max_rows=3)

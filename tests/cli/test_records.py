@@ -12,7 +12,8 @@ import pytest
 
 import nlgmetrics
 from nlgmetrics import cli
-from nlgmetrics.integrations import distributed, records_reader
+from nlgmetrics.core import files
+from nlgmetrics.integrations import distributed
 
 HERE = Path(__file__).resolve().parents[1]  # tests/, where dist_worker.py is
 HYPS = ["the cat sat on the mat", "a dog barked loudly", "it rains", "stock markets fell today", "hello world"]
@@ -170,13 +171,13 @@ def test_other_runs_missing_shards_and_metric_mismatch(toy, tmp_path, capsys, mo
     _reduce_error(capsys, [*a, "--metric", "toy", "-o", "scale=x"], "scale must be a number")
 
 
-def test_damaged_gzip_and_overlong_lines(toy, tmp_path, capsys, monkeypatch):
+def test_damaged_gzip_and_overlong_lines(toy, tmp_path, capsys):
     paths = _shards(tmp_path, 1)
     gz = tmp_path / "part.jsonl.gz"
     gz.write_bytes(gzip.compress(Path(paths[0]).read_bytes())[:-12])
     _reduce_error(capsys, [str(gz)], "part.jsonl.gz: not a valid gzip file")
-    monkeypatch.setattr(records_reader, "MAX_LINE_BYTES", 64)
-    _reduce_error(capsys, [paths[0]], "part1.jsonl, line 1: longer than 64 bytes")
+    with files.limits(files.MAX_FILE_BYTES, 64):  # the one reader's limits (records_reader has none of its own)
+        _reduce_error(capsys, [paths[0]], "part1.jsonl, line 1: longer than 64 bytes")
 
 
 NONFINITE = {"id": 1, "raw": float("nan"), "hi": float("inf"), "lo": -float("inf"), "zero": -0.0, "big": 1e308,
@@ -301,10 +302,12 @@ def test_a_number_beyond_the_float_range_is_refused(sam_records, tmp_path, capsy
     rows[2] = rows[2].replace('"score":', '"score":1e400,"was":', 1)
     path = tmp_path / "overflow.jsonl"
     path.write_text("\n".join(rows) + "\n")
-    _reduce_error(capsys, [str(path)], "overflow.jsonl, line 3: a number beyond the float range is not allowed")
+    _reduce_error(capsys, [str(path)], "overflow.jsonl, line 3: the number '1e400' is beyond the float range "
+                                       "(every number must be finite)")
     rows[2] = rows[2].replace('"score":1e400', '"score":' + "9" * 5000, 1)
     path.write_text("\n".join(rows) + "\n")
-    _reduce_error(capsys, [str(path)], "overflow.jsonl, line 3: a number too long to read")
+    _reduce_error(capsys, [str(path)], "overflow.jsonl, line 3: the number '999999999999999999999999...' is beyond "
+                                       "the float range")
 
 
 @pytest.fixture(scope="module")

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from types import MappingProxyType, UnionType
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from . import structured
 from .facts import HigherIsBetter
 from .option_values import mapping_value, number_value, short_repr
 
@@ -183,10 +184,8 @@ class OptionSpec:
                 value = None
             if isinstance(value, (tuple, list)):
                 return list(value)
-        try:  # mappings, sequences and unions: JSON, else the plain string
-            return json.loads(text)
-        except json.JSONDecodeError:
-            return text
+        # mappings, sequences and unions: JSON (read by the one reader, within its limits), else the plain string
+        return structured.parse_json_or_text(text, self.name)
 
 
 def is_union(tp: Any) -> bool:

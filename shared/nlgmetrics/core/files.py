@@ -19,12 +19,10 @@ import contextlib
 import csv
 import gzip
 import io
-import json
 import math
 import os
 import warnings
 import zlib
-from contextvars import ContextVar
 from pathlib import Path
 from typing import (
     IO,
@@ -39,7 +37,8 @@ from typing import (
     Union,
 )
 
-from .regular_files import InputFileError, check_unchanged, excerpt, open_regular
+from . import structured
+from .regular_files import InputFileError, check_unchanged, excerpt, open_regular, read_bytes
 
 PathLike = Union[str, "os.PathLike[str]"]
 Row = Tuple[int, Dict[str, Any]]  # (line number, row)
@@ -49,22 +48,11 @@ _BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 #: files already warned about a carriage return inside a line (once per file and process)
 _CR_WARNED: set[str] = set()
-#: bounds of every file read here, decompressed: bytes per line and per file (a gzip of a few
-#: hundred KB can expand to gigabytes); a Space lowers them with :func:`limits`
-MAX_LINE_BYTES = 8 * 2**20
-MAX_FILE_BYTES = 2**30
-_LIMITS: ContextVar[Tuple[int, int]] = ContextVar("nlgmetrics_file_limits", default=(MAX_FILE_BYTES, MAX_LINE_BYTES))
-
-
-@contextlib.contextmanager
-def limits(max_bytes: int, max_line_bytes: int) -> Iterator[None]:
-    """Read files within ``max_bytes`` (decompressed) and ``max_line_bytes`` per line inside
-    the block (this thread or task only)."""
-    token = _LIMITS.set((max_bytes, max_line_bytes))
-    try:
-        yield
-    finally:
-        _LIMITS.reset(token)
+#: bounds of every file read here, decompressed: bytes per line and per file, the one set of
+#: limits of every reader (:mod:`nlgmetrics.core.structured`); a Space lowers them with :func:`limits`
+MAX_LINE_BYTES = structured.MAX_LINE_BYTES
+MAX_FILE_BYTES = structured.MAX_FILE_BYTES
+limits = structured.limits
 
 
 def _name(path: PathLike, label: Optional[str]) -> str:
@@ -82,11 +70,11 @@ def open_binary(path: PathLike, label: Optional[str] = None) -> Iterator[IO[byte
         raise InputFileError("-: standard input is not read here (the inputs are read more than once); give a file")
     raw, before = open_regular(p, name, devnull=True)
     with raw:
-        is_gzip = raw.read(2) == _GZIP_MAGIC
+        is_gzip = read_bytes(raw, 2, name) == _GZIP_MAGIC  # /proc/self/mem: a regular file whose read fails
         raw.seek(0)
         if not is_gzip and p.suffix.lower() == ".gz" and before.st_size > 0:
             raise InputFileError(f"{name}: not a gzip file (its name ends in .gz)")
-        max_bytes = _LIMITS.get()[0]
+        max_bytes = structured.current_limits()[0]
         if not is_gzip:
             if before.st_size > max_bytes:
                 raise InputFileError(f"{name}: larger than {max_bytes:,} bytes, the most read from one file")
@@ -117,7 +105,7 @@ class _GzipErrors(io.RawIOBase):
             raise InputFileError(f"{self._name}: not a valid gzip file or truncated ({err})") from None
         self._left -= len(data)
         if self._left < 0:  # counted as it is decompressed: the expansion never sits in memory
-            raise InputFileError(f"{self._name}: expands to more than {_LIMITS.get()[0]:,} bytes once "
+            raise InputFileError(f"{self._name}: expands to more than {structured.current_limits()[0]:,} bytes once "
                                  "decompressed, the most read from one file")
         buffer[: len(data)] = data
         return len(data)
@@ -163,7 +151,7 @@ def iter_lines(path: PathLike, label: Optional[str] = None, *, max_line_bytes: O
     gigabytes."""
     name = _name(path, label)
     if max_line_bytes is None:
-        max_line_bytes = _LIMITS.get()[1]
+        max_line_bytes = structured.current_limits()[1]
     with open_binary(path, label) as fh:
         lines = enumerate(_raw_lines(fh, name, max_line_bytes), start=1)
         while True:
@@ -223,25 +211,24 @@ def table_format(path: PathLike) -> str:
 
 
 def iter_jsonl(path: PathLike, label: Optional[str] = None) -> Iterator[Row]:
-    """``(line number, object)`` per non-blank line of a JSON-lines file."""
+    """``(line number, object)`` per non-blank line of a JSON-lines file, each line read by the
+    one reader (:func:`nlgmetrics.core.structured.parse_json`: depth, size and finite numbers
+    checked), at most :data:`~nlgmetrics.core.structured.MAX_ITEMS` rows."""
     name = _name(path, label)
+    count = 0
     for lineno, line in enumerate(iter_lines(path, label), start=1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputFileError(f"{name}, line {lineno}: not valid JSON ({err.msg}, column {err.colno})") from None
-        yield lineno, _json_object(row, f"{name}, line {lineno}")
+        count += 1
+        where = f"{name}, line {lineno}"
+        structured.check_count(count, where)
+        yield lineno, _json_object(structured.parse_json(line, where), where)
 
 
 def _read_json_list(path: PathLike, label: Optional[str]) -> List[Row]:
     name = _name(path, label)
-    text = "\n".join(iter_lines(path, label, max_line_bytes=_LIMITS.get()[0]))  # one line may hold it all
-    try:
-        rows = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputFileError(f"{name}, line {err.lineno}: not valid JSON ({err.msg})") from None
+    text = "\n".join(iter_lines(path, label, max_line_bytes=structured.current_limits()[0]))  # one line may hold it all
+    rows = structured.parse_json(text, name, whole_file=True)
     if not isinstance(rows, list):
         raise InputFileError(f"{name}: a .json file must hold a list of objects [{{...}}, ...]")
     return [(i + 1, _json_object(row, f"{name}, item {i + 1}")) for i, row in enumerate(rows)]

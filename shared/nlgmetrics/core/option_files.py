@@ -5,8 +5,9 @@ a FIFO, device, socket or directory is refused at once. Every error is one line 
 option and the path (an :class:`OptionFileError`, a ``ValueError``; a missing file is also a
 ``FileNotFoundError``) and quotes at most a short excerpt of the file.
 
-JSON from an option file is checked as it is parsed: ``NaN``/``Infinity`` and numbers beyond
-the float range (``1e400``) are refused, and so is nesting deeper than :data:`MAX_JSON_DEPTH`.
+JSON from an option file is read by the one reader of structured input
+(:func:`nlgmetrics.core.structured.parse_json`): ``NaN``/``Infinity`` and numbers beyond the
+float range (``1e400``) are refused, and so is nesting deeper than :data:`MAX_JSON_DEPTH`.
 Caches of what such files hold are keyed by :func:`content_key` (a hash of the bytes), so a
 file rewritten between two calls of one process is read again.
 """
@@ -15,11 +16,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
-import itertools
-import json
-import math
 import os
-import re
 import threading
 import zlib
 from collections import OrderedDict
@@ -27,17 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional, Tuple
 
-from .regular_files import InputFileError, check_unchanged, excerpt, open_regular, stat_key
+from . import structured
+from .regular_files import InputFileError, check_unchanged, open_regular, read_bytes, stat_key
 from .resources import DATA_DIR
 
-#: the most bytes read from one option file (decompressed): far above any real lexicon,
-#: network or weights file (the shipped grammar head is 5 MB)
-MAX_OPTION_BYTES = 256 * 2**20
-#: the deepest nesting of arrays and objects taken from an option's JSON file
-MAX_JSON_DEPTH = 32
+#: the most bytes read from one option file (decompressed): every reader's limit per file
+#: (an option may set a lower one)
+MAX_OPTION_BYTES = structured.MAX_FILE_BYTES
+#: the deepest nesting of arrays and objects taken from an option's JSON file: every reader's
+MAX_JSON_DEPTH = structured.MAX_DEPTH
 _GZIP_MAGIC = b"\x1f\x8b"
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
-_BRACKETS = re.compile(r"[\[\]{}]")
 
 
 class OptionFileError(InputFileError):
@@ -119,10 +115,7 @@ def read_option_file(value: Any, option: str, *, shipped: bool = False, gunzip: 
     with fh:
         _check_size(before.st_size, max_bytes, name)
         try:
-            data = fh.read(max_bytes + 1)
-        except OSError as err:
-            raise OptionFileError(f"{name}: cannot read ({err.strerror or err})") from None
-        try:
+            data = read_bytes(fh, max_bytes + 1, name)
             check_unchanged(fh, before, name, read=len(data))
         except InputFileError as err:
             raise OptionFileError(str(err)) from None
@@ -142,62 +135,18 @@ def _gunzip(data: bytes, name: str, max_bytes: int) -> bytes:
 
 
 def parse_json(data: bytes, name: str) -> Any:
-    """JSON of an option file, each problem one line naming ``name``: not UTF-8, not JSON
-    (line and column), ``NaN``/``Infinity`` or a number beyond the float range, nesting deeper
-    than :data:`MAX_JSON_DEPTH`."""
+    """JSON of an option file, each problem one line naming ``name``: not UTF-8, and what the
+    one reader refuses (:func:`nlgmetrics.core.structured.parse_json`: not JSON, with line and
+    column; ``NaN``/``Infinity`` or a number beyond the float range; nesting deeper than
+    :data:`MAX_JSON_DEPTH`)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise OptionFileError(f"{name}: not valid UTF-8 (byte {err.start + 1}); save the file as UTF-8") from None
-    depth = _max_depth(text)
-    if depth > MAX_JSON_DEPTH:
-        raise OptionFileError(f"{name}: JSON nested {depth:,} deep; an option's file nests at most "
-                              f"{MAX_JSON_DEPTH} arrays and objects")
     try:
-        return json.loads(text, parse_constant=_constant(name), parse_float=_finite_float(name),
-                          parse_int=_finite_int(name))
-    except json.JSONDecodeError as err:
-        raise OptionFileError(f"{name}, line {err.lineno}: not valid JSON ({err.msg}, column {err.colno})") from None
-    except RecursionError:  # cannot happen within MAX_JSON_DEPTH; kept so nothing deep escapes
-        raise OptionFileError(f"{name}: JSON nested too deep") from None
-
-
-def _max_depth(text: str) -> int:
-    """How deep ``[`` and ``{`` nest outside strings (counted without recursion)."""
-    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
-        return 0
-    brackets = _BRACKETS.findall(_STRINGS.sub('""', text))
-    return max(itertools.accumulate(1 if b in "[{" else -1 for b in brackets), default=0)
-
-
-def _constant(name: str) -> Any:
-    def refuse(token: str) -> Any:
-        raise OptionFileError(f"{name}: {token} is not a number an option's file may hold (every number "
-                              "must be finite)")
-    return refuse
-
-
-def _finite_float(name: str) -> Any:
-    def parse(token: str) -> float:
-        value = float(token)
-        if not math.isfinite(value):
-            raise OptionFileError(f"{name}: the number {excerpt(token)} is beyond the float range (every number "
-                                  "must be finite)")
-        return value
-    return parse
-
-
-def _finite_int(name: str) -> Any:
-    def parse(token: str) -> int:
-        try:
-            if len(token.lstrip("-")) > 309:  # beyond 1.8e308 (and int() refuses 4,300 digits)
-                raise OverflowError
-            float(int(token))
-        except OverflowError:
-            raise OptionFileError(f"{name}: the number {excerpt(token)} is beyond the float range (every "
-                                  "number must be finite)") from None
-        return int(token)
-    return parse
+        return structured.parse_json(text, name, whole_file=True)
+    except structured.StructuredInputError as err:
+        raise OptionFileError(str(err)) from None
 
 
 def read_option_json(value: Any, option: str, *, shipped: bool = False, max_bytes: int = MAX_OPTION_BYTES,

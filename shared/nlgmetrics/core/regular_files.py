@@ -87,6 +87,15 @@ def open_regular(path: PathLike, name: str, *, devnull: bool = False) -> Tuple[I
         raise
 
 
+def read_bytes(fh: IO[bytes], size: int, name: str) -> bytes:
+    """Up to ``size`` bytes of an open file, a read error one :class:`InputFileError` naming
+    it: ``/proc/self/mem`` stats as a regular file of size 0, and reading it fails (EIO)."""
+    try:
+        return fh.read(size)
+    except OSError as err:
+        raise InputFileError(f"{name}: cannot read ({err.strerror or err})") from None
+
+
 def check_unchanged(fh: IO[bytes], before: os.stat_result, name: str, read: Optional[int] = None) -> None:
     """Refuse a file that changed while it was read (truncated, appended to or rewritten in
     place: its stat differs from ``before``, or ``read`` bytes were read of a file of another
@@ -100,4 +109,4 @@ def check_unchanged(fh: IO[bytes], before: os.stat_result, name: str, read: Opti
                              "opened); read it again once nothing writes to it")
 
 
-__all__ = ["InputFileError", "check_unchanged", "excerpt", "kind_of", "open_regular", "stat_key"]
+__all__ = ["InputFileError", "check_unchanged", "excerpt", "kind_of", "open_regular", "read_bytes", "stat_key"]

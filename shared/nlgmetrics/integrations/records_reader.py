@@ -6,9 +6,9 @@ disagrees with the record's other fields is refused, so a reduction never prints
 from __future__ import annotations
 
 import json
-import math
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
+from nlgmetrics.core import structured
 from nlgmetrics.core.inputs import Record
 from nlgmetrics.core.record_fields import check_derived, check_fields
 from nlgmetrics.core.records import (
@@ -26,17 +26,8 @@ from nlgmetrics.core.records import (
 from nlgmetrics.core.result import MetricResult, has_nonfinite
 from nlgmetrics.core.scorer import Scorer
 
-MAX_SEGMENTS = 10**8  # a header promising more is refused (no allocation follows it anyway)
-MAX_LINE_BYTES = 64 * 2**20  # one record line
-
-
-
-class _BadValue(ValueError):
-    """A value JSON parses but a records file never holds."""
-
-
-def _no_constant(name: str) -> Any:
-    raise _BadValue(f"{name} is not allowed in a records file")
+#: a header promising more segments is refused (no allocation follows it anyway): every reader's count limit
+MAX_SEGMENTS = structured.MAX_ITEMS
 
 
 def _nonfinite(obj: Dict[str, Any]) -> Any:
@@ -44,35 +35,22 @@ def _nonfinite(obj: Dict[str, Any]) -> Any:
         return obj
     name = obj[NONFINITE_KEY]
     if len(obj) != 1 or not isinstance(name, str) or name not in _NONFINITE:
-        raise _BadValue(f'an object with the key "{NONFINITE_KEY}" must be exactly '
-                        f'{{"{NONFINITE_KEY}": "nan" | "inf" | "-inf"}}')
+        raise structured.Refused(f'an object with the key "{NONFINITE_KEY}" must be exactly '
+                                 f'{{"{NONFINITE_KEY}": "nan" | "inf" | "-inf"}}')
     return _NONFINITE[name]
 
 
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):  # 1e400: JSON has no infinity, and json.loads would make one
-        raise _BadValue("a number beyond the float range is not allowed in a records file")
-    return value
-
-
 def _parse(line: str, where: str, decoded: Optional[List[float]] = None) -> Any:
-    """One JSON line of a records file; ``decoded`` (when given) collects the non-finite
-    numbers read from ``{"$float": ...}`` objects."""
+    """One JSON line of a records file, read by the one reader of structured input (depth,
+    size and finite numbers checked: a non-finite number only as ``{"$float": ...}``);
+    ``decoded`` (when given) collects the non-finite numbers read from those objects."""
     def hook(obj: Dict[str, Any]) -> Any:
         value = _nonfinite(obj)
         if decoded is not None and value is not obj:
             decoded.append(value)
         return value
 
-    try:
-        return json.loads(line, parse_constant=_no_constant, parse_float=_finite_float, object_hook=hook)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{where}: not valid JSON ({err.msg}, column {err.colno})") from None
-    except _BadValue as err:  # bare NaN / Infinity, 1e400, a malformed non-finite number
-        raise ValueError(f"{where}: {err}") from None
-    except ValueError:  # an integer of thousands of digits (Python's conversion limit)
-        raise ValueError(f"{where}: a number too long to read") from None
+    return structured.parse_json(line, where, object_hook=hook)
 
 
 def _same(a: Record, b: Record) -> bool:
@@ -90,6 +68,8 @@ def _check_header(first: Any, where: str) -> Dict[str, Any]:
                          "inputs, so shards of different inputs cannot be told apart; score the shards again")
     if not isinstance(first, dict) or first.get("nlgmetrics_records") != FORMAT:
         raise ValueError(f"{where}: not an nlgmetrics records file (format {FORMAT}); line 1 must be its header")
+    if "metric" not in first:  # never reduced with --metric's scorer instead
+        raise ValueError(f"{where}: the header has no metric field; it is not a header nlgmetrics writes")
     metric, options, signature = first.get("metric"), first.get("options"), first.get("signature")
     n, shard, inputs = first.get("n_segments"), first.get("shard"), first.get("inputs")
     if not isinstance(metric, str) or metric not in registry.REGISTRY:
@@ -161,7 +141,7 @@ def _read(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record], Dict[int,
     wheres: Dict[int, str] = {}
     for path in paths:
         path = str(path)
-        lines = files.iter_lines(path, max_line_bytes=MAX_LINE_BYTES)
+        lines = files.iter_lines(path)  # the one reader's limits: bytes per line and per file
         try:
             first_line = next(lines)
         except StopIteration:
@@ -187,10 +167,13 @@ def _read(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record], Dict[int,
         nonfinite = cls.nonfinite_fields
         fields = cls.record_fields(cls.Config.from_options(**head["options"]))  # options checked in the header
         mine: Dict[int, Record] = {}
+        count = 0
         for lineno, line in enumerate(lines, start=2):
             if not line.strip():
                 continue
             where = f"{path}, line {lineno}"
+            count += 1
+            structured.check_count(count, where, "records")
             decoded: List[float] = []  # a non-finite number can only come from a {"$float": ...} object
             parsed = _parse(line, where, decoded)
             rec = _check_record(parsed, where, n, shard, nonfinite if decoded else None)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..core import atomic, files
+from ..core import atomic, files, structured
 
 NO_TRANSLATION = "[No translation supplied]"
 LEVELS = ("seg", "doc", "domain", "sys")
@@ -60,13 +60,18 @@ def _check_lp(lp: str, option: str = "--lp") -> str:
 
 def read_score_file(path: str, level: str = "seg", *, human: bool = True) -> Scores:
     """The scores of one ``.score`` file: system -> scores in file order. ``None`` is a
-    missing score in a human file and an error in a metric file (``human=False``)."""
+    missing score in a human file and an error in a metric file (``human=False``). Read a line
+    at a time within the one reader's limits (:mod:`nlgmetrics.core.structured`: bytes per
+    line and per file, at most ``MAX_ITEMS`` scores)."""
     out: Scores = {}
     width = 3 if level == "domain" else 2
-    for lineno, line in enumerate(files.read_lines(path), start=1):
+    count = 0
+    for lineno, line in enumerate(files.iter_lines(path), start=1):
         parts = line.split()
         if not parts:
             continue
+        count += 1
+        structured.check_count(count, f"{path}, line {lineno}", "scores")
         if len(parts) != width:
             want = "DOMAIN SYSNAME SCORE" if width == 3 else "SYSNAME SCORE"
             raise files.InputFileError(f"{path}, line {lineno}: expected {want} (blank-separated), got {line[:60]!r}")
