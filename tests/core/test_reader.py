@@ -141,7 +141,8 @@ def test_proc_self_mem_as_an_input_is_one_clear_error(capsys, texts, tmp_path):
 # -- one reader, one set of limits ----------------------------------------------------------------
 def test_every_reader_has_the_same_limits():
     assert files.MAX_LINE_BYTES == structured.MAX_LINE_BYTES == 8 * 2**20
-    assert files.MAX_FILE_BYTES == structured.MAX_FILE_BYTES == option_files.MAX_OPTION_BYTES == 2**30
+    assert files.MAX_FILE_BYTES == structured.MAX_FILE_BYTES == 2**30
+    assert option_files.MAX_OPTION_BYTES <= structured.MAX_FILE_BYTES  # an option file's own, lower cap
     assert option_files.MAX_JSON_DEPTH == structured.MAX_DEPTH == 32
     assert records_reader.MAX_SEGMENTS == structured.MAX_ITEMS
     assert files.limits is structured.limits

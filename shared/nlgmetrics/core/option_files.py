@@ -28,9 +28,10 @@ from . import structured
 from .regular_files import InputFileError, check_unchanged, open_regular, read_bytes, stat_key
 from .resources import DATA_DIR
 
-#: the most bytes read from one option file (decompressed): every reader's limit per file
-#: (an option may set a lower one)
-MAX_OPTION_BYTES = structured.MAX_FILE_BYTES
+#: the most bytes read from one option file (decompressed) unless the option sets its own cap:
+#: far above any real lexicon, network or weights file (the shipped grammar head is 5 MB), and
+#: below the one reader's limit per file (:data:`~nlgmetrics.core.structured.MAX_FILE_BYTES`)
+MAX_OPTION_BYTES = 256 * 2**20
 #: the deepest nesting of arrays and objects taken from an option's JSON file: every reader's
 MAX_JSON_DEPTH = structured.MAX_DEPTH
 _GZIP_MAGIC = b"\x1f\x8b"

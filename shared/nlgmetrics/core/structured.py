@@ -52,15 +52,16 @@ _FLOAT_DIGITS = 309  # an integer of more digits is beyond 1.8e308 (and int() re
 
 class StructuredInputError(InputFileError):
     """Structured input that cannot be used: ``where`` (the option, or the file and line) and
-    ``problem``; the message is ``"{where}: {problem}"``."""
+    ``problem``; the message is ``"{where}: {problem}"``. ``syntax``: the text is not JSON
+    (rather than JSON beyond a limit)."""
 
-    def __init__(self, where: str, problem: str) -> None:
+    def __init__(self, where: str, problem: str, *, syntax: bool = False) -> None:
         super().__init__(f"{where}: {problem}")
-        self.where, self.problem = where, problem
+        self.where, self.problem, self.syntax = where, problem, syntax
 
     def at(self, where: str) -> "StructuredInputError":
         """The same problem named another way (``lexicon`` as ``-o lexicon``)."""
-        return type(self)(where, self.problem)
+        return type(self)(where, self.problem, syntax=self.syntax)
 
 
 class Refused(ValueError):
@@ -106,7 +107,7 @@ def parse_json(text: str, where: str, *, whole_file: bool = False,
                           object_hook=object_hook)
     except json.JSONDecodeError as err:
         place = f"{where}, line {err.lineno}" if whole_file else where
-        raise StructuredInputError(place, f"not valid JSON ({err.msg}, column {err.colno})") from None
+        raise StructuredInputError(place, f"not valid JSON ({err.msg}, column {err.colno})", syntax=True) from None
     except Refused as err:
         raise StructuredInputError(where, str(err)) from None
     except RecursionError:  # cannot happen within MAX_DEPTH; kept so nothing deep escapes
@@ -119,7 +120,7 @@ def parse_json_or_text(text: str, where: str) -> Any:
     try:
         return parse_json(text, where)
     except StructuredInputError as err:
-        if err.problem.startswith("not valid JSON"):
+        if err.syntax:
             return text
         raise
 
