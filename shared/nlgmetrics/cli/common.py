@@ -77,8 +77,14 @@ def add_metric_options(parser: argparse.ArgumentParser, cls: Optional[Any]) -> N
 
 
 def config_from_args(cls: Any, args: argparse.Namespace) -> MetricConfig:
-    """The metric's configuration from ``--name`` flags and ``-o key=value`` items, checked
-    (types, choices, ranges, cross-field rules, device and dtype) before anything loads."""
+    """The metric's configuration of :func:`call_from_args`."""
+    return call_from_args(cls, args).config
+
+
+def call_from_args(cls: Any, args: argparse.Namespace) -> Any:
+    """The call of ``--name`` flags and ``-o key=value`` items, resolved once by the front door
+    and checked (types, choices, ranges, cross-field rules, device and dtype) before anything
+    loads: a :class:`~nlgmetrics.core.call.Call`."""
     config_cls = cls.Config
     known = config_cls.names()
     items: List[str] = list(getattr(args, "option", None) or [])
@@ -102,11 +108,11 @@ def config_from_args(cls: Any, args: argparse.Namespace) -> MetricConfig:
             raise CLIError(f"option {key} given twice with different values ({flag} and -o {key}=...)")
     extras = [name[len("extra_"):] for name, path in vars(args).items() if name.startswith("extra_") and path]
     try:  # the core's one front door; the per-segment files are checked with the input files
-        config = resolve(cls, {**flags, **pairs}, extra_names=extras, syntax=CLI_SYNTAX, check_extras=False).config
+        call = resolve(cls, {**flags, **pairs}, extra_names=extras, syntax=CLI_SYNTAX, check_extras=False)
     except (ValueError, TypeError) as err:
         raise CLIError(str(err)) from None
-    check_device(config)
-    return config
+    check_device(call.config)
+    return call
 
 
 def check_device(config: MetricConfig) -> None:

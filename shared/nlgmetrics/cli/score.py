@@ -14,8 +14,8 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from tqdm.auto import tqdm
 
 from nlgmetrics.cli import trees
-from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, as_number, config_from_args, load_scorer, scorer_class, write_result
-from nlgmetrics.cli.mtme_out import add_mtme_out_arguments, check_mtme_out, write_mtme_out
+from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, as_number, call_from_args, load_scorer, scorer_class, write_result
+from nlgmetrics.cli.mtme_out import add_mtme_out_arguments, check_mtme_out, score_evalset, write_mtme_out
 from nlgmetrics.core import files
 from nlgmetrics.core.cache import live_caches
 from nlgmetrics.core.config import MetricConfig
@@ -198,7 +198,12 @@ def _with_progress(chunks: Iterator[distributed.Chunk], bar: Any,
 
 def cmd_score(args: argparse.Namespace) -> int:
     cls = scorer_class(args.metric)
-    config = config_from_args(cls, args)
+    call = call_from_args(cls, args)
+    if args.mtme is not None:
+        return score_evalset(args, call)
+    if not args.predictions:
+        raise CLIError("-p/--predictions is required (or --mtme EVALSET to score a whole EvalSet)")
+    config = call.config
     inputs = check_inputs(cls, args, config)
     check_mtme_out(args)
     if bool(args.shard) != bool(args.records):
@@ -284,7 +289,7 @@ def add_score_arguments(p: argparse.ArgumentParser, cls: Optional[Any]) -> None:
     as_trees = (f"; or {tree.kind}s, one segment per file: a folder of {tree.named} files or "
                 f"several {tree.named} paths" if tree else "; a metric that reads tree files takes those too (see "
                 "nlgmetrics score METRIC --help)" if cls is None else "")
-    p.add_argument("-p", "--predictions", required=True, metavar="FILE", nargs="+", action=_OneOrMore,
+    p.add_argument("-p", "--predictions", metavar="FILE", nargs="+", action=_OneOrMore,
                    help=f"one hypothesis per line (UTF-8; .gz ok){as_trees}")
     p.add_argument("-r", "--references", action=_AppendOneOrMore, metavar="FILE", nargs="+",
                    help="one reference per line (repeat for several)"

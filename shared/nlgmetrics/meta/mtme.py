@@ -17,6 +17,7 @@ is an :class:`~nlgmetrics.core.files.InputFileError` naming the file and line.
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -197,9 +198,15 @@ def metric_score_paths(root: str, lp: str, metric: str, ref: str, *, systems: Se
 
 
 def write_metric_scores(root: str, lp: str, metric: str, ref: str, seg: Mapping[str, Sequence[float]],
-                        sys: Mapping[str, float], *, options: Optional[Mapping[str, str]] = None) -> List[str]:
+                        sys: Mapping[str, float], *, doc: Optional[Mapping[str, Sequence[float]]] = None,
+                        signatures: Optional[Mapping[str, str]] = None,
+                        options: Optional[Mapping[str, str]] = None) -> List[str]:
     """Write (or, for the systems given, replace) ``METRIC-REF.seg.score`` and ``.sys.score``
-    under ``root``; other systems already in the files are kept. Returns the two paths.
+    (and ``.doc.score`` with ``doc``: each system's document scores in document order) under
+    ``root``; other systems already in the files are kept, systems in name order. ``signatures`` (system -> the
+    signature it was scored under) are merged into ``METRIC-REF.signatures.json`` beside them
+    (:func:`read_signatures`: what a resumed run compares; mt-metrics-eval reads ``*.score``
+    only). Returns the paths of the score files.
 
     Through the package's one writer (:mod:`nlgmetrics.core.atomic`): every name checked
     (:func:`metric_score_paths`), nothing written outside ``root`` or through a link inside
@@ -207,9 +214,11 @@ def write_metric_scores(root: str, lp: str, metric: str, ref: str, seg: Mapping[
     processes scoring other systems) serialised on a lock file, each merging under the lock,
     so no system is lost."""
     spell = _spelling(options)
-    metric_score_paths(root, lp, metric, ref, systems=[*seg, *sys], options=options)
+    metric_score_paths(root, lp, metric, ref, systems=[*seg, *sys, *(doc or {}), *(signatures or {})], options=options)
     updates: List[Tuple[str, Scores]] = [("seg", {k: [float(v) for v in vs] for k, vs in seg.items()}),
                                          ("sys", {k: [float(v)] for k, v in sys.items()})]
+    if doc:
+        updates.insert(1, ("doc", {k: [float(v) for v in vs] for k, vs in doc.items()}))
     for _, new in updates:
         for system, values in new.items():
             if not all(v is not None and math.isfinite(v) for v in values):
@@ -220,11 +229,39 @@ def write_metric_scores(root: str, lp: str, metric: str, ref: str, seg: Mapping[
         for level, new in updates:
             name = f"{metric}-{ref}.{level}.score"
             merged: Scores = folder.read(name, partial(read_score_file, level=level, human=False)) or {}
-            merged.update(new)
-            text = "".join(line + "\n" for line in format_score_lines(merged))
+            merged.update(new)  # systems in name order: the same file whatever order they were written in
+            text = "".join(line + "\n" for line in format_score_lines(dict(sorted(merged.items()))))
             folder.write(name, text.encode("utf-8"), "score")
             written.append(os.path.join(root, "metric-scores", lp, name))
+        if signatures:
+            name = _signatures_name(metric, ref)
+            kept = folder.read(name, partial(_read_signatures_file, what=name)) or {}
+            folder.write(name, (json.dumps({**kept, **dict(signatures)}, indent=1, sort_keys=True) + "\n").encode(),
+                         "signatures")
     return written
+
+
+def _signatures_name(metric: str, ref: str) -> str:
+    return f"{metric}-{ref}.signatures.json"
+
+
+def _read_signatures_file(path: str, what: str) -> Dict[str, str]:
+    from nlgmetrics.core.structured import parse_json
+
+    found = parse_json("\n".join(files.read_lines(path)), path, whole_file=True)
+    if not isinstance(found, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in found.items()):
+        raise files.InputFileError(f"{path}: expected an object of system -> signature")
+    return found
+
+
+def read_signatures(root: str, lp: str, metric: str, ref: str) -> Dict[str, str]:
+    """The signatures :func:`write_metric_scores` recorded for ``METRIC-REF`` under ``root``
+    (system -> signature; empty when none were written)."""
+    metric_score_paths(root, lp, metric, ref)
+    path = os.path.join(root, "metric-scores", lp, _signatures_name(metric, ref))
+    if not os.path.lexists(path):
+        return {}
+    return _read_signatures_file(path, os.path.basename(path))
 
 
 @dataclass
@@ -300,4 +337,4 @@ def evalset_rows(es: EvalSet, ref: Optional[str] = None, human: Optional[str] = 
 
 
 __all__ = ["EvalSet", "Rows", "evalset_rows", "LEVELS", "NO_TRANSLATION", "PYTHON_NAMES", "format_score_lines",
-           "metric_score_paths", "read_evalset", "read_score_file", "write_metric_scores"]
+           "metric_score_paths", "read_evalset", "read_score_file", "read_signatures", "write_metric_scores"]

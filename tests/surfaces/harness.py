@@ -1,0 +1,302 @@
+"""One surface harness (torchmetrics' MetricTester, applied to surfaces): a metric's call run
+through every surface gives the same per-segment scores, corpus score, signature and warnings
+as ``nlgmetrics.score``. A surface is a function ``(case, tmp) -> Outcome``; what a surface
+cannot show (a Trainer hook logs the corpus score only) is ``None`` and not compared.
+
+A :class:`Case` is one call: the metric, its options (Python spelling), texts, the metric's
+per-segment inputs (``extras``) and a second system for compare."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+import nlgmetrics
+from nlgmetrics import cli
+
+
+@dataclass
+class Case:
+    metric: str
+    options: Dict[str, Any]
+    predictions: List[str]
+    references: List[str]
+    other: List[str]
+    sources: Optional[List[str]] = None
+    extras: Dict[str, List[float]] = field(default_factory=dict)
+    #: evaluate module folder (default: nlgmetrics.metric_path)
+    module: Optional[str] = None
+
+
+@dataclass
+class Outcome:
+    """What a surface gives: per-segment scores, corpus score, signature, warnings (the set of
+    their texts); ``None``: the surface does not show it."""
+
+    scores: Optional[List[float]]
+    score: Optional[float]
+    signature: Optional[str]
+    warnings: Optional[frozenset] = None
+
+
+def _texts(warned: List[warnings.WarningMessage]) -> frozenset:
+    return frozenset(str(w.message) for w in warned if issubclass(w.category, UserWarning))
+
+
+@contextlib.contextmanager
+def caught() -> Iterator[List[warnings.WarningMessage]]:
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        yield warned
+
+
+def _lines(path: Path, lines: List[Any]) -> str:
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def _cli_options(case: Case, derived: bool = False) -> List[str]:
+    """The case's options as the CLI's generic ``-o name=value`` flags (a string as it is, any
+    other value as JSON); ``derived``: with the options the metric derives from the per-segment
+    inputs given (SAM's ``base_scores`` means ``base=given``), as ``reduce`` needs them named."""
+    options = dict(case.options)
+    if derived:
+        options = nlgmetrics.scorer_class(case.metric).call_options(options, list(case.extras))
+    return [a for k, v in options.items() for a in ("-o", f"{k}={v if isinstance(v, str) else json.dumps(v)}")]
+
+
+def _cli_extras(case: Case, tmp: Path, index: Optional[int] = None) -> List[str]:
+    out: List[str] = []
+    for name, values in case.extras.items():
+        values = values if index is None else values[index]
+        out += [f"--{name.replace('_', '-')}", _lines(tmp / f"{name}.txt", values)]
+    return out
+
+
+def run_cli(argv: List[str]) -> Tuple[int, str, str]:
+    """``nlgmetrics ARGV`` in this process: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(argv)
+        except SystemExit as stop:
+            code = int(stop.code or 0)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _cli_warnings(stderr: str) -> frozenset:
+    return frozenset(m.group(1) for m in re.finditer(r"^warning: (.*)$", stderr, re.M))
+
+
+# -- the surfaces -------------------------------------------------------------------------------
+def python_score(case: Case, tmp: Path) -> Outcome:
+    with caught() as warned:
+        r = nlgmetrics.score(case.metric, case.predictions, case.references, case.sources, quiet=True,
+                             **case.options, **case.extras)
+    return Outcome(r.scores, r.score, r.signature, _texts(warned))
+
+
+def python_compare(case: Case, tmp: Path) -> Outcome:
+    extras = {k: [v, v] for k, v in case.extras.items()}
+    with caught() as warned:
+        c = nlgmetrics.compare(case.metric, {"A": case.predictions, "B": case.other}, case.references, case.sources,
+                               resamples=20, trials=20, quiet=True, **case.options, **extras)
+    return Outcome(None, c.systems[0].score, c.signature, _texts(warned))
+
+
+def python_meta_eval(case: Case, tmp: Path) -> Outcome:
+    n = len(case.predictions)
+    with caught() as warned:
+        out = nlgmetrics.meta_eval(case.metric, case.predictions, case.references, case.sources,
+                                   human=[float(k) for k in range(n)], bootstrap=0, permutations=1, quiet=True,
+                                   **case.options, **case.extras)
+    return Outcome(None, None, out["signature"], _texts(warned))
+
+
+def cli_score(case: Case, tmp: Path) -> Outcome:
+    argv = ["score", case.metric, "-p", _lines(tmp / "hyp.txt", case.predictions),
+            "-r", _lines(tmp / "ref.txt", case.references), "--json", "--quiet", *_cli_options(case),
+            *_cli_extras(case, tmp)]
+    if case.sources is not None:
+        argv += ["-s", _lines(tmp / "src.txt", case.sources)]
+    code, out, err = run_cli(argv)
+    assert code == 0, err
+    got = json.loads(out)
+    return Outcome(got["scores"], got["score"], got["signature"], _cli_warnings(err))
+
+
+def cli_shards_and_reduce(case: Case, tmp: Path) -> Outcome:
+    """``score --shard 1/2`` and ``2/2`` to records files, then ``reduce``."""
+    parts, warned = [], set()
+    for k in (1, 2):
+        argv = ["score", case.metric, "-p", _lines(tmp / "hyp.txt", case.predictions),
+                "-r", _lines(tmp / "ref.txt", case.references), "--quiet", "--shard", f"{k}/2",
+                "--records", str(tmp / f"part{k}.jsonl"), *_cli_options(case), *_cli_extras(case, tmp)]
+        if case.sources is not None:
+            argv += ["-s", _lines(tmp / "src.txt", case.sources)]
+        code, _, err = run_cli(argv)
+        assert code == 0, err
+        warned |= _cli_warnings(err)
+        parts.append(str(tmp / f"part{k}.jsonl"))
+    code, out, err = run_cli(["reduce", "--metric", case.metric, *_cli_options(case, derived=True), *parts, "--json"])
+    assert code == 0, err
+    got = json.loads(out)
+    return Outcome(got["scores"], got["score"], got["signature"], frozenset(warned))
+
+
+def cli_compare(case: Case, tmp: Path) -> Outcome:
+    argv = ["compare", case.metric, "-p", _lines(tmp / "a.txt", case.predictions), "-p",
+            _lines(tmp / "b.txt", case.other), "-r", _lines(tmp / "ref.txt", case.references), "--json", "--quiet",
+            "--resamples", "20", "--trials", "20", *_cli_options(case)]
+    if case.sources is not None:
+        argv += ["-s", _lines(tmp / "src.txt", case.sources)]
+    code, out, err = run_cli(argv)
+    assert code == 0, err
+    got = json.loads(out)
+    return Outcome(None, got["systems"][0]["score"], got["signature"], _cli_warnings(err))
+
+
+_MODULES: Dict[str, Any] = {}
+
+
+def evaluate_module(case: Case) -> Any:
+    """The case's evaluate module, loaded once per folder (``compute`` is what a surface call
+    counts; loading is the module's construction)."""
+    import evaluate
+
+    folder = case.module or nlgmetrics.metric_path(case.metric)
+    if folder not in _MODULES:
+        _MODULES[folder] = evaluate.load(folder)
+    return _MODULES[folder]
+
+
+def evaluate_compute(case: Case, tmp: Path) -> Outcome:
+    module = evaluate_module(case)
+    kwargs = {**case.options, **case.extras, **({"sources": case.sources} if case.sources is not None else {})}
+    with caught() as warned:
+        out = module.compute(predictions=case.predictions, references=case.references, **kwargs)
+    return Outcome(out["scores"], out["score"], out["signature"], _texts(warned))
+
+
+def evaluate_add_batch(case: Case, tmp: Path) -> Outcome:
+    import evaluate
+
+    module = evaluate.load(case.module or nlgmetrics.metric_path(case.metric))
+    half = len(case.predictions) // 2
+    for lo, hi in ((0, half), (half, len(case.predictions))):
+        batch = {"predictions": case.predictions[lo:hi], "references": case.references[lo:hi]}
+        if case.sources is not None:
+            batch["sources"] = case.sources[lo:hi]
+        module.add_batch(**batch)
+    with caught() as warned:
+        out = module.compute(**case.options, **case.extras)
+    return Outcome(out["scores"], out["score"], out["signature"], _texts(warned))
+
+
+def trainer_hook_by_name(case: Case, tmp: Path) -> Outcome:
+    """The hook decodes token ids: the outcome is compared with ``score`` on the decoded texts
+    (:func:`decoded_case`)."""
+    from transformers import EvalPrediction
+
+    tok = hook_tokenizer()
+    fn = nlgmetrics.compute_metrics_fn(case.metric, tok, sources=case.sources, **case.options, **case.extras)
+    with caught() as warned:
+        out = fn(EvalPrediction(predictions=_ids(tok, case.predictions), label_ids=_ids(tok, case.references)))
+    return Outcome(None, out[case.metric], None, _texts(warned))
+
+
+def _ids(tok: Any, texts: List[str]) -> Any:
+    import numpy as np
+
+    rows = tok(texts)["input_ids"]
+    width = max(len(r) for r in rows)
+    return np.array([r + [-100] * (width - len(r)) for r in rows])
+
+
+_TOKENIZER: List[Any] = []
+
+
+def hook_tokenizer() -> Any:
+    if not _TOKENIZER:
+        from transformers import AutoTokenizer
+
+        from nlgmetrics.core.models import lite_encoder_path
+
+        _TOKENIZER.append(AutoTokenizer.from_pretrained(lite_encoder_path()))
+    return _TOKENIZER[0]
+
+
+def decoded_case(case: Case) -> Case:
+    """The case as the Trainer hook sees it: the texts through the tokenizer and back."""
+    tok = hook_tokenizer()
+
+    def round_trip(texts: List[str]) -> List[str]:
+        return [t.strip() for t in tok.batch_decode(tok(texts)["input_ids"], skip_special_tokens=True)]
+
+    return Case(case.metric, case.options, round_trip(case.predictions), round_trip(case.references),
+                case.other, case.sources, case.extras, case.module)
+
+
+SURFACES: Dict[str, Callable[[Case, Path], Outcome]] = {
+    "python.score": python_score, "python.compare": python_compare, "python.meta_eval": python_meta_eval,
+    "cli.score": cli_score, "cli.shards+reduce": cli_shards_and_reduce, "cli.compare": cli_compare,
+    "evaluate.compute": evaluate_compute, "evaluate.add_batch": evaluate_add_batch,
+    "trainer.by_name": trainer_hook_by_name,
+}
+
+
+def check(case: Case, surface: str, tmp: Path, reference: Optional[Outcome] = None) -> None:
+    """``surface`` gives what ``nlgmetrics.score`` gives (``reference``; computed when not given)
+    for ``case``; AssertionError naming the surface and what differs."""
+    expected_case = decoded_case(case) if surface.startswith("trainer.") else case
+    want = reference if reference is not None and expected_case is case else python_score(expected_case, tmp)
+    got = SURFACES[surface](case, tmp)
+    if got.scores is not None:
+        assert len(got.scores) == len(want.scores or []) and all(
+            math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(got.scores, want.scores or [])), \
+            f"{surface}: per-segment scores {got.scores} != {want.scores}"
+    if got.score is not None:
+        assert math.isclose(got.score, want.score or 0.0, rel_tol=1e-9, abs_tol=1e-9), \
+            f"{surface}: corpus score {got.score} != {want.score}"
+    if got.signature is not None:
+        assert got.signature == want.signature, f"{surface}: signature {got.signature} != {want.signature}"
+    if got.warnings is not None:
+        assert got.warnings == want.warnings, f"{surface}: warnings {sorted(got.warnings)} != {sorted(want.warnings or [])}"
+
+
+@dataclass
+class Counts:
+    resolves: int = 0
+    configs: int = 0
+
+
+@contextlib.contextmanager
+def counting() -> Iterator[Counts]:
+    """Counts, while open, the calls resolved (each :func:`nlgmetrics.core.call.resolve` makes
+    one :class:`~nlgmetrics.core.call.Call`) and the configurations built (each runs
+    ``MetricConfig.__post_init__``, the checks of every option)."""
+    from nlgmetrics.core.call import Call
+    from nlgmetrics.core.config import MetricConfig
+
+    counts = Counts()
+    call_init, post_init = Call.__init__, MetricConfig.__post_init__
+
+    def made_call(self: Any, *args: Any, **kwargs: Any) -> None:
+        counts.resolves += 1
+        call_init(self, *args, **kwargs)
+
+    def built(self: Any) -> None:
+        counts.configs += 1
+        post_init(self)
+
+    Call.__init__, MetricConfig.__post_init__ = made_call, built  # type: ignore[method-assign]
+    try:
+        yield counts
+    finally:
+        Call.__init__, MetricConfig.__post_init__ = call_init, post_init  # type: ignore[method-assign]
