@@ -1,15 +1,23 @@
 """Shared test fixtures: the reference data beside the checkout (skip cleanly when absent)."""
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-# hypothesis keeps no example database: by default it writes .hypothesis/ into the working
-# directory, and no test writes into the checkout
+# hypothesis keeps its files (a cache of the constants in the code it reads, unicode tables) in a
+# temporary folder, removed at exit, not in .hypothesis/ of the working directory; set before it
+# writes anything (it reads the variable at its first write). No test writes into the checkout.
+HYPOTHESIS_DIR = tempfile.mkdtemp(prefix="nlgmetrics-hypothesis-")
+atexit.register(shutil.rmtree, HYPOTHESIS_DIR, ignore_errors=True)
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", HYPOTHESIS_DIR)
+# and no example database
 settings.register_profile("nlgmetrics", database=None)
 settings.load_profile("nlgmetrics")
 
