@@ -36,6 +36,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 #: thread stress (chosen from --durations; the full suite still runs them)
 SLOW = ("tests/spaces/test_browser.py", "tests/core/test_memory.py", "tests/core/test_threads.py",
         "tests/integrations/test_evaluate_by_name.py", "tests/tools/test_publish.py", "tests/golden/",
+        # evaluate's Evaluator and its bootstrap with every module (2-23 s each, transformers 4.57)
+        "tests/integrations/test_evaluator.py::test_generated_outputs", "tests/integrations/test_evaluator.py::test_the_evaluator_runs",
         "tests/rome/test_scorer.py", "tests/integrations/test_distributed.py::test_torchrun",
         "tests/cli/test_commands.py::test_a_real_process", "tests/cli/test_commands.py::test_a_closed_stdout",
         "tests/cli/test_commands.py::test_cli_distributed", "tests/cli/test_commands.py::test_warnings_print_as_one_line",
