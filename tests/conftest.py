@@ -1,15 +1,23 @@
 """Shared test fixtures: the reference data beside the checkout (skip cleanly when absent)."""
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-# hypothesis keeps no example database: by default it writes .hypothesis/ into the working
-# directory, and no test writes into the checkout
+# hypothesis keeps its files (a cache of the constants in the code it reads, unicode tables) in a
+# temporary folder, removed at exit, not in .hypothesis/ of the working directory; set before it
+# writes anything (it reads the variable at its first write). No test writes into the checkout.
+HYPOTHESIS_DIR = tempfile.mkdtemp(prefix="nlgmetrics-hypothesis-")
+atexit.register(shutil.rmtree, HYPOTHESIS_DIR, ignore_errors=True)
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", HYPOTHESIS_DIR)
+# and no example database
 settings.register_profile("nlgmetrics", database=None)
 settings.load_profile("nlgmetrics")
 
@@ -28,6 +36,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 #: thread stress (chosen from --durations; the full suite still runs them)
 SLOW = ("tests/spaces/test_browser.py", "tests/core/test_memory.py", "tests/core/test_threads.py",
         "tests/integrations/test_evaluate_by_name.py", "tests/tools/test_publish.py", "tests/golden/",
+        # evaluate's Evaluator and its bootstrap with every module (2-23 s each, transformers 4.57)
+        "tests/integrations/test_evaluator.py::test_generated_outputs", "tests/integrations/test_evaluator.py::test_the_evaluator_runs",
         "tests/rome/test_scorer.py", "tests/integrations/test_distributed.py::test_torchrun",
         "tests/cli/test_commands.py::test_a_real_process", "tests/cli/test_commands.py::test_a_closed_stdout",
         "tests/cli/test_commands.py::test_cli_distributed", "tests/cli/test_commands.py::test_warnings_print_as_one_line",

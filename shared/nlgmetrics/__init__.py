@@ -32,18 +32,24 @@ Where things are (layers point down: surfaces -> registry -> metrics -> core)::
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, List
 
 from .core.version import __version__
 from .registry import REGISTRY, compare, example, list_metrics, load, meta_eval, metric_path, score, scorer_class
 
 
-def compute_metrics_fn(metric: Any, tokenizer: Any, sources: Optional[List[str]] = None,
-                       **kwargs: Any) -> Callable[..., Dict[str, float]]:
-    """A ``compute_metrics`` for ``Seq2SeqTrainer``; see :mod:`nlgmetrics.integrations.transformers`."""
-    from nlgmetrics.integrations.transformers import compute_metrics_fn as _fn
+def __getattr__(name: str) -> Any:
+    """``compute_metrics_fn``, the Trainer hook, imported on first use (it needs NumPy): the
+    function itself, so ``help(nlgmetrics.compute_metrics_fn)`` shows its decoding steps."""
+    if name == "compute_metrics_fn":
+        from .integrations.transformers import compute_metrics_fn
 
-    return _fn(metric, tokenizer, sources=sources, **kwargs)
+        return compute_metrics_fn
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> List[str]:
+    return sorted([*globals(), "compute_metrics_fn"])
 
 
 __all__ = ["__version__", "list_metrics", "load", "score", "metric_path", "compute_metrics_fn",

@@ -4,6 +4,7 @@ wrapper script put where evaluate looks for modules it has loaded before
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 from collections.abc import Sequence
@@ -26,14 +27,27 @@ def modules_cache() -> Path:
     return Path(init_dynamic_modules())
 
 
+#: the package the wrapper scripts are installed as (setup.cfg maps it onto metrics/)
+MODULES_PACKAGE = "nlgmetrics.evaluate_modules"
+
+
+def modules_folder() -> Path:
+    """The folder of the wrapper scripts (``metrics/``, installed as ``nlgmetrics.evaluate_modules``),
+    found by the package's import spec, without importing it: the modules sit above this layer
+    (they import :mod:`nlgmetrics.integrations.evaluate`)."""
+    spec = importlib.util.find_spec(MODULES_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not locations:
+        raise FileNotFoundError(f"the evaluate modules ({MODULES_PACKAGE}) are not part of this installation")
+    return Path(locations[0]).resolve()
+
+
 def module_script(name: str) -> Path:
     """The wrapper script of metric ``name`` shipped in the package (found without importing
-    the scorer, so installing needs none of the metric's dependencies)."""
-    from nlgmetrics import evaluate_modules  # type: ignore[attr-defined,unused-ignore]  # mapped onto metrics/
-
+    the scorer or the modules, so installing needs none of the metric's dependencies)."""
     if name not in registry.REGISTRY:
         raise ValueError(f"unknown metric {name!r}; available: {', '.join(registry.REGISTRY)}")
-    script = Path(evaluate_modules.__file__).resolve().parent / name / f"{name}.py"
+    script = modules_folder() / name / f"{name}.py"
     if not script.is_file():
         raise FileNotFoundError(f"evaluate module for {name!r} not found at {script}")
     return script

@@ -358,5 +358,25 @@ class MetricsHook:
 def compute_metrics_fn(metric: Any, tokenizer: Any, sources: list[str] | str | None = None,
                        prefix: str | None = None, align_labels: str | None = None,
                        **options: Any) -> Callable[..., dict[str, float]]:
-    """A ``compute_metrics`` for ``Seq2SeqTrainer``: a :class:`MetricsHook` (see there)."""
+    """A ``compute_metrics`` for ``Seq2SeqTrainer``: a :class:`MetricsHook` (see there for
+    ``metric``, ``sources``, ``prefix``, ``align_labels``, the options and ``evaluate.combine``).
+
+    How predictions become texts (:func:`nlgmetrics.integrations.decoding.decode`), in order:
+
+    1. token ids, a 2-D integer array (``predict_with_generate``), or 3-D logits whose argmax is
+       taken (a logits row the Trainer filled when padding batches to one length is no
+       prediction); a tuple's first element; torch tensors; one array per batch
+       (``eval_do_concat_batches=False``). Anything else, and ids outside the tokenizer's
+       vocabulary, is a ``ValueError``;
+    2. with ``align_labels``, positions whose label is ``-100`` (``"seq2seq"``) or whose next
+       label is (``"causal"``) are masked;
+    3. a prediction ends at its first end-of-sequence token (one in the first position, the
+       decoder start of BART, mBART and M2M-100, does not count);
+    4. negative ids (``-100`` padding, masked positions) are dropped, not read as the pad id;
+    5. language codes (``tokenizer.lang_code_to_id``: M2M-100's ``__hi__``, NLLB's, mBART's) are
+       dropped: tokenizers need not mark them special, and a model may generate them anywhere;
+    6. ``tokenizer.batch_decode(..., skip_special_tokens=True)``, each text stripped.
+
+    Labels (the references) and, with ``sources="inputs"``, the inputs go through the same
+    steps except 2 and 3."""
     return MetricsHook(metric, tokenizer, sources=sources, prefix=prefix, align_labels=align_labels, **options)
