@@ -189,9 +189,13 @@ def compare(metric: str, predictions: Union[Mapping[str, Sequence[str]], Sequenc
     (True, True)
     """
     from .core.call import resolve
+    from .core.inputs import check_seed
+    from .core.language import check_language, first_references
     from .core.significance import compare_records
 
-    call = resolve(scorer_class(metric), options)
+    cls = scorer_class(metric)
+    call = resolve(cls, options)
+    seed = check_seed(seed)
     extras = call.extras
     if isinstance(predictions, (str, bytes)) or not isinstance(predictions, (Mapping, Sequence)):
         raise ValueError("predictions must map system names to their outputs, or list each system's outputs")
@@ -201,12 +205,15 @@ def compare(metric: str, predictions: Union[Mapping[str, Sequence[str]], Sequenc
         if not isinstance(values, Sequence) or len(values) != len(named):
             raise ValueError(f"{name} must list one per-segment list per system ({len(named)} systems)")
     scorer = load(metric, call.config, quiet=quiet)
-    records: Dict[str, List[Any]] = {}
+    checked = {}
     for k, (name, outputs) in enumerate(named.items()):
-        inputs = scorer.validate(outputs, references, sources, **{e: v[k] for e, v in extras.items()})
-        if len(inputs) == 0:
+        checked[name] = scorer.validate(outputs, references, sources, **{e: v[k] for e, v in extras.items()})
+        if len(checked[name]) == 0:
             raise ValueError(f"the outputs of {name} are empty; give at least one segment")
-        records[name] = scorer.segment_records(inputs)
+    # the corpus language check, once: each system's outputs and the references
+    check_language(cls, call.config, {**{f"predictions of {name}": inputs.predictions for name, inputs in checked.items()},
+                                      "references": first_references(next(iter(checked.values())).references)})
+    records = {name: scorer.segment_records(inputs) for name, inputs in checked.items()}
     return compare_records(scorer, records, resamples=resamples, trials=trials, seed=seed, confidence=confidence)
 
 
@@ -233,8 +240,10 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
     >>> out["pairwise"]["pairwise_accuracy"]["value"], out["item"]["tie_calibrated_accuracy"]["value"]
     (1.0, 1.0)
     """
-    from .meta.meta_eval import meta_evaluate
+    from .core.inputs import check_seed
+    from .meta.meta_eval import check_rows, meta_evaluate
 
+    seed = check_seed(seed)
     human_systems = None
     if mtme is not None:
         from .meta import mtme as mtme_files
@@ -245,10 +254,11 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
         predictions, references, sources = rows.predictions, rows.references, rows.sources
         human, systems, items = rows.human, rows.systems, rows.items
         human_systems = rows.human_systems
-    if human is None or isinstance(human, str):
+    if human is None:
         raise ValueError("human must list one human score (or None) per prediction")
-    human = list(human)
-    systems = list(systems) if systems is not None else [None] * len(human)
+    # before anything is scored: every per-row input ordered, one per prediction, each checked
+    n = len(predictions) if isinstance(predictions, Sequence) and not isinstance(predictions, str) else None
+    human, systems, items = check_rows(human, systems, items, n)
 
     def run(name: str, opts: Dict[str, Any]) -> Any:
         return _score_systems(name, opts, predictions, references, sources, systems, len(human), quiet)
@@ -263,7 +273,7 @@ def meta_eval(metric: str, predictions: Any = None, references: Any = None, sour
         name, opts = (against, {}) if isinstance(against, str) else against
         other, other_systems = run(name, dict(opts))
         result["against"] = {"metric": name, **compare_metrics(
-            scores, other, human, systems, items or [None] * len(human), by_system, other_systems,
+            scores, other, human, systems, items, by_system, other_systems,
             bootstrap=bootstrap, seed=seed, permutations=permutations, human_systems=human_systems,
             alternative=alternative)}
     return result
@@ -274,14 +284,12 @@ def _score_systems(name: str, options: Dict[str, Any], predictions: Any, referen
     """meta_eval's scoring: the call resolved by the core's front door, each system's rows one
     corpus (:func:`nlgmetrics.meta.meta_system.score_systems`)."""
     from .core.call import resolve
+    from .core.inputs import ordered_values
     from .meta.meta_system import score_systems
 
     cls = scorer_class(name)
     call = resolve(cls, options)
-    extras: Dict[str, Sequence[Any]] = {k: list(v) for k, v in call.extras.items()}
-    for k, values in extras.items():
-        if len(values) != n:
-            raise ValueError(f"{k} has {len(values)} items but human has {n}; give one per prediction")
+    extras: Dict[str, Sequence[Any]] = {k: ordered_values(v, k, n=n) for k, v in call.extras.items()}
     return score_systems(load(name, call.config, quiet=quiet), systems, list(predictions),
                          None if cls.references_mode == "none" else references,
                          None if cls.sources_mode == "none" else sources, extras)

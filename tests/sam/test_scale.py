@@ -70,7 +70,7 @@ def test_given_scores_outside_the_scale_are_refused():
     # a mapping's keys, booleans and numeric strings are not scores
     import numpy as np
 
-    for bad, message in [({0: 0.9}, "must be a list of numbers"), ([True], r"base_scores\[0\] is not a number"),
+    for bad, message in [({0: 0.9}, "got dict: a mapping iterates its keys"), ([True], r"base_scores\[0\] is not a number"),
                          ([np.True_], r"base_scores\[0\] is not a number"),
                          (["0.5"], r"base_scores\[0\] is not a number")]:
         with pytest.raises(ValueError, match=message):

@@ -14,7 +14,9 @@ from typing import Any, Dict, List, Optional
 
 from nlgmetrics.cli.common import CLIError, config_from_args, dumps, load_scorer, scorer_class
 from nlgmetrics.cli.options import options_from_args
-from nlgmetrics.cli.score import check_inputs
+from nlgmetrics.cli.score import check_inputs, check_language
+from nlgmetrics.core import language
+from nlgmetrics.core.inputs import check_seed
 from nlgmetrics.core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_TRIALS, compare_records
 from nlgmetrics.integrations import distributed
 from nlgmetrics.integrations.records_reader import load_records
@@ -85,9 +87,15 @@ def _scored(args: argparse.Namespace) -> tuple[Any, Dict[str, List[Any]]]:
     if len({c.n for c in checked}) > 1:
         raise CLIError("the systems' files have different numbers of lines: "
                        + ", ".join(f"{c.predictions}: {c.n}" for c in checked))
+    names = _names(args, args.predictions)
+    if language.checks_language(cls, config):  # as nlgmetrics.compare: each system's outputs, the references
+        samples = [c.language_sample() for c in checked]
+        check_language(cls, config, {**{f"predictions of {name}": sample["predictions"]
+                                         for name, sample in zip(names, samples)},
+                                     "references": samples[0]["references"]})
     scorer = load_scorer(args.metric, config, quiet=args.quiet)
     systems: Dict[str, List[Any]] = {}
-    for name, inputs in zip(_names(args, args.predictions), checked):
+    for name, inputs in zip(names, checked):
         try:
             systems[name] = [r for recs in distributed.score_chunks(scorer, inputs.chunks(512)) for r in recs]
         except ValueError as err:
@@ -103,6 +111,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise CLIError(f"compare needs at least two systems (the baseline first), got {count}")
     if args.resamples < 0 or args.trials < 0:
         raise CLIError("--resamples and --trials must be 0 (skip that test) or positive")
+    try:
+        check_seed(args.seed, "--seed")
+    except ValueError as err:
+        raise CLIError(str(err)) from None
     if not 0 < args.confidence < 1:
         raise CLIError(f"--confidence must be between 0 and 1 (e.g. 0.95), got {args.confidence}")
     if args.records and (args.references or args.sources):

@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional
 from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, config_from_args, dumps, load_scorer, scorer_class
 from nlgmetrics.cli.options import parse_key_values
 from nlgmetrics.core import files, stats
+from nlgmetrics.core.inputs import check_seed
 from nlgmetrics.meta import mtme
 from nlgmetrics.meta.meta_eval import meta_evaluate
 from nlgmetrics.meta.meta_system import SystemScores, mean_systems, score_systems
@@ -74,6 +75,15 @@ def _check_args(cls: Any, config: Any, args: argparse.Namespace) -> None:
         raise CLIError(f"--bootstrap must be a number of resamples, or 0 for no confidence intervals; got {args.bootstrap}")
     if args.one_sided and not args.against:
         raise CLIError("--one-sided needs --against (it sets the sides of the metric-vs-metric p-values)")
+    if args.against_option and not args.against:
+        raise CLIError("--against-option sets an option of the second metric: it needs --against NAME "
+                       f"(one of {', '.join(scorer_names())})")
+    if args.against_option and args.against not in scorer_names():
+        raise CLIError("--against-option needs --against to name a metric, not a score file")
+    try:
+        check_seed(args.seed, "--seed")
+    except ValueError as err:
+        raise CLIError(str(err)) from None
     if args.permutations < 1:
         raise CLIError(f"--permutations must be a positive number, got {args.permutations}")
     if args.limit is not None and args.limit < 1:
@@ -174,8 +184,6 @@ def _against(args: argparse.Namespace, data: Data) -> Optional[tuple[str, List[f
         scores, systems, _ = _score(target, config, _for(cls, data), args.quiet)
         label = f"{target}[{','.join(args.against_option)}]" if args.against_option else target
         return label, scores, systems
-    if args.against_option:
-        raise CLIError("--against-option needs --against to name a metric, not a score file")
     path = target
     if args.mtme and not os.path.exists(path):
         path = os.path.join(args.mtme, "metric-scores", args.lp, f"{target}.seg.score")
@@ -193,13 +201,23 @@ def _against(args: argparse.Namespace, data: Data) -> Optional[tuple[str, List[f
 
 def _file_scores(path: str, seg: mtme.Scores, sys_file: Optional[mtme.Scores], data: Data
                  ) -> tuple[List[float], SystemScores]:
+    """The rows' scores from a segment score file: exactly one score per segment of each system
+    the rows hold, in order (the k-th row of a system takes its k-th score); a system with
+    more or fewer scores than segments is an error naming the file, the system and the counts."""
+    rows: Dict[str, int] = {}
+    for system in data.systems:
+        rows[str(system)] = rows.get(str(system), 0) + 1
+    for key, count in rows.items():
+        found = len(seg.get(key) or [])
+        if found != count:
+            raise CLIError(f"{path}: {found} segment score(s) for system {key!r}, but {data.label} has {count} "
+                           f"segment(s) of it; a score file for --against needs exactly one score per segment and "
+                           "system")
     seen: Dict[str, int] = {}
     scores = []
     for system in data.systems:
         key = str(system)
         k = seen.get(key, 0)
-        if key not in seg or k >= len(seg[key]):
-            raise CLIError(f"{path}: no segment score {k + 1} for system {key!r}")
         scores.append(float(seg[key][k]))  # type: ignore[arg-type]
         seen[key] = k + 1
     systems = mean_systems(scores, data.systems)

@@ -16,11 +16,12 @@ from tqdm.auto import tqdm
 from nlgmetrics.cli import trees
 from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, as_number, call_from_args, load_scorer, scorer_class, write_result
 from nlgmetrics.cli.mtme_out import add_mtme_out_arguments, check_mtme_out, score_evalset, write_mtme_out
-from nlgmetrics.core import files
+from nlgmetrics.core import files, language
 from nlgmetrics.core.cache import live_caches
 from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.facts import tree_files_of
-from nlgmetrics.core.inputs import Record
+from nlgmetrics.core.inputs import Record, normalize_text
+from nlgmetrics.core.language import sample_positions
 from nlgmetrics.integrations import distributed
 
 DEFAULT_CHUNK = 512
@@ -88,6 +89,20 @@ class InputFiles:
         if start + len(rows) != self.n:
             raise files.InputFileError(f"{self.predictions}: the file changed since it was checked (it had {self.n} "
                                        "lines); score it again once nothing writes to it")
+
+    def language_sample(self) -> Dict[str, List[str]]:
+        """The segments the corpus language check reads (:func:`~nlgmetrics.core.language.sample_positions`,
+        normalised as the input step does), the predictions' and the first references': the
+        same sample as ``nlgmetrics.score`` takes of the whole lists, read in one pass."""
+        positions = sample_positions(self.n)
+
+        def picked(lines: Iterator[str]) -> List[str]:
+            return [normalize_text(line) for line in itertools.islice(lines, 0, positions.stop, positions.step)]
+
+        if self.texts is not None:
+            return {"predictions": picked(iter(self.texts[0])), "references": picked(iter(self.texts[1]))}
+        refs = picked(files.iter_lines(self.references[0])) if self.references else []
+        return {"predictions": picked(files.iter_lines(self.predictions)), "references": refs}
 
     def fingerprint(self, scorer: Any, size: int) -> str:
         """The fingerprint of the whole corpus as ``scorer`` reads it (every shard's records
@@ -172,6 +187,16 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
     return InputFiles(args.predictions, refs, args.sources, extras, n, cls.multi_reference)
 
 
+def check_language(cls: Any, config: MetricConfig, sides: Dict[str, List[str]]) -> None:
+    """The corpus language check before anything loads, as every surface runs it
+    (:func:`nlgmetrics.core.language.check_language`); an error (``--language`` given, the
+    text in another language) is a usage error."""
+    try:
+        language.check_language(cls, config, sides, CLI_SYNTAX)
+    except ValueError as err:
+        raise CLIError(str(err)) from None
+
+
 def _check_not_an_input(out: str, paths: List[str]) -> None:
     """Refuse an output path that names one of the input files (writing it would destroy the input)."""
     target = os.path.realpath(out)
@@ -206,6 +231,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     config = call.config
     inputs = check_inputs(cls, args, config)
     check_mtme_out(args)
+    if language.checks_language(cls, config):
+        check_language(cls, config, inputs.language_sample())
     if bool(args.shard) != bool(args.records):
         raise CLIError("--shard and --records go together")
     if args.records:

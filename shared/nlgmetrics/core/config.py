@@ -248,7 +248,9 @@ class MetricConfig:
     """Base of every metric's configuration (subclasses are frozen dataclasses).
 
     Each field is declared with :func:`option`. ``__post_init__`` converts and checks every
-    value once; a subclass adds cross-field rules in :meth:`check`.
+    value once (a field named ``language`` as :func:`nlgmetrics.core.language.language_option`
+    says: a known code, lower-cased, that the metric's resources cover); a subclass adds
+    cross-field rules in :meth:`check`.
     """
 
     #: options that matter only at run time and never enter the cache key or the signature
@@ -264,6 +266,10 @@ class MetricConfig:
             elif isinstance(value, list):
                 value = tuple(value)
             object.__setattr__(self, spec.name, value)
+        if "language" in self.names():  # the texts' language: a known code the metric covers
+            from .language import language_option
+
+            object.__setattr__(self, "language", language_option(type(self), getattr(self, "language")))  # noqa: B009
         self.check()
 
     def check(self) -> None:

@@ -8,6 +8,9 @@ Rules for bad input (the same for every metric):
   iterates its keys), a pandas DataFrame (which iterates its column names) and a generator or
   other iterator (no length; it would be used up by the first look): each is a ``ValueError``
   naming the field and the accepted types.
+- Every other per-segment input (SAM's ``base_scores``, meta-evaluation's human scores,
+  systems and items, the Trainer hook's ``sources`` list) goes through the same rule
+  (:func:`ordered_values`), with one item per prediction.
 - ``references`` / ``sources``, when the metric uses them, must have the same length as
   ``predictions``; each item a ``str`` (or, for multi-reference metrics, a non-empty sequence
   of ``str``, under the same rule).
@@ -47,6 +50,7 @@ mapping: full-width letters and ligatures stay as written). ``str`` subclasses
 """
 from __future__ import annotations
 
+import numbers
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
@@ -55,6 +59,8 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set
 
 import numpy as np
+
+from .option_values import short_repr
 
 Record = Dict[str, Any]
 
@@ -93,12 +99,12 @@ class Inputs:
 ACCEPTED = "a list, tuple, numpy array or pandas Series"
 
 
-def _refusal(values: Any) -> Optional[str]:
-    """Why ``values`` is not an ordered sequence of texts (None: it is one)."""
+def _refusal(values: Any, what: str = "texts") -> Optional[str]:
+    """Why ``values`` is not an ordered sequence (None: it is one); ``what`` names its items."""
     if isinstance(values, AbstractSet):
-        return "a set has no order, so its texts would be paired in hash order; pass a list"
+        return f"a set has no order, so its {what} would be paired in hash order; pass a list"
     if isinstance(values, Mapping):
-        return "a mapping iterates its keys; pass a list of the texts (e.g. list(d.values()))"
+        return f"a mapping iterates its keys; pass a list of the {what} (e.g. list(d.values()))"
     if isinstance(values, np.ndarray):
         return "a 0-dimensional numpy array is one value, not a list" if values.ndim == 0 else None
     if isinstance(values, Sequence):
@@ -115,11 +121,35 @@ def _refusal(values: Any) -> Optional[str]:
 def _as_list(values: Any, field: str) -> List[Any]:
     if isinstance(values, (str, bytes)):
         raise ValueError(f"{field} must be a list of strings, not a single {type(values).__name__}; wrap it in [...]")
-    why = _refusal(values)
+    return ordered_values(values, field, "strings", "texts")
+
+
+def ordered_values(values: Any, field: str, kind: str = "values", what: str = "values",
+                   n: Optional[int] = None) -> List[Any]:
+    """The one rule for every per-segment input, texts or not (SAM's ``base_scores``,
+    meta-evaluation's human scores, systems and items, the Trainer hook's sources): an ordered
+    sequence with a length, as a list; a set, a mapping, a DataFrame, an iterator or a single
+    string is a ``ValueError`` naming ``field`` (its items called ``kind`` in the message,
+    ``what`` in the reason). With ``n``, it must hold ``n`` items, one per prediction.
+
+    >>> ordered_values((0.5, 0.25), "base_scores", "numbers", n=2)
+    [0.5, 0.25]
+    >>> ordered_values({0.5, 0.25}, "base_scores", "numbers", "scores")
+    Traceback (most recent call last):
+    ...
+    ValueError: base_scores must be an ordered sequence of numbers (...), got set: a set has no order, ...
+    """
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{field} must be a list of {kind}, one per prediction, not a single "
+                         f"{type(values).__name__}")
+    why = _refusal(values, what)
     if why is not None:
-        raise ValueError(f"{field} must be an ordered sequence of strings ({ACCEPTED}), "
+        raise ValueError(f"{field} must be an ordered sequence of {kind} ({ACCEPTED}), "
                          f"got {type(values).__name__}: {why}")
-    return list(values)
+    out = list(values)
+    if n is not None and len(out) != n:
+        raise ValueError(f"{field} has {len(out)} items but predictions has {n}; give one per prediction")
+    return out
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -247,6 +277,22 @@ def check_choice(label: str, value: Any, choices: Sequence[Any]) -> None:
     """The one error for an option outside its choices: names the option and the choices."""
     if value not in choices:
         raise ValueError(f"unknown {label} {value!r}; choose one of {', '.join(map(str, choices))}")
+
+
+def check_seed(seed: Any, label: str = "seed") -> int:
+    """A random seed: a whole number >= 0 (numpy's generators take no other), as an ``int``;
+    else one ``ValueError`` naming ``label``.
+
+    >>> check_seed(np.int64(7)), check_seed(0)
+    (7, 0)
+    >>> check_seed(1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be a whole number >= 0, got 1.5
+    """
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"{label} must be a whole number >= 0, got {short_repr(seed)}")
+    return int(seed)
 
 
 class ArgumentSyntax:

@@ -8,13 +8,12 @@ from typing import Any, Callable, ClassVar, Collection, Dict, List, Mapping, Opt
 from .budget import Budget, apply_budget
 from .call import config_of
 from .config import MetricConfig
-from .facts import HigherIsBetter, facts_of
+from .facts import HigherIsBetter
 from .inputs import (
     PYTHON_SYNTAX,
     ArgumentSyntax,
     Inputs,
     Record,
-    reference_group,
     sort_records,  # noqa: F401 (re-exported: nlgmetrics.core.scorer.sort_records)
     validate_inputs,
 )
@@ -155,20 +154,11 @@ class Scorer(abc.ABC):
     def check_language(self, inputs: Inputs) -> None:
         """Once per corpus: a warning (an error with the ``language`` option) when most of the
         predictions or references are in a language the metric's FACTS ``languages`` do not
-        cover (:func:`~nlgmetrics.core.language.check_corpus_language`)."""
-        try:
-            covered = facts_of(type(self)).languages
-        except AttributeError:  # a scorer without FACTS (tests)
-            return
-        expected = getattr(self.config, "language", None)
-        if not covered and not expected:
-            return
-        from .language import check_corpus_language
+        cover (:func:`~nlgmetrics.core.language.check_language`); ``quiet`` does not silence it."""
+        from .language import check_language, first_references
 
-        sides = {"predictions": list(inputs.predictions)}
-        if inputs.references:
-            sides["references"] = [reference_group(r)[0] if reference_group(r) else "" for r in inputs.references]
-        check_corpus_language(self.name, covered, sides, expected, quiet=self.quiet)
+        check_language(type(self), self.config, {"predictions": list(inputs.predictions),
+                                                 "references": first_references(inputs.references)})
 
     def reduce(self, records: List[Record]) -> MetricResult:
         """Corpus reduction over gathered records, in any order (shards)."""

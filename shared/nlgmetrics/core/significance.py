@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, 
 
 import numpy as np
 
+from .inputs import check_seed
 from .resampling import Resampler, mean_resampler, reduce_each, reindexed
 
 if TYPE_CHECKING:
@@ -239,6 +240,7 @@ def compare_records(scorer: "Scorer", systems: Union[Mapping[str, Sequence["Reco
             raise ValueError(f"{label} must be a whole number >= 0 (0 skips that test), got {value!r}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1 (e.g. 0.95), got {confidence!r}")
+    seed = check_seed(seed)
     records = _aligned(lists)
     n = len(records[0])
     results = [scorer.reduce(recs) for recs in records]

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from nlgmetrics.core.inputs import validate_texts
 from nlgmetrics.integrations.decoding import ALIGN_LABELS, Unscorable, batches, decode, lang_ids, token_ids
 
 
@@ -165,7 +166,8 @@ class MetricsHook:
         self.scorer, self.tokenizer, self.options = scorer, tokenizer, options
         self.prefix, self.key, self.align_labels = prefix, prefix or name, align_labels
         self.from_inputs = isinstance(sources, str)
-        self.fixed = None if sources is None or self.from_inputs else list(sources)
+        # a list of sources goes through the input step now (a set or a generator is refused)
+        self.fixed = None if sources is None or self.from_inputs else validate_texts(sources, "sources")
         self._roundtrip: list[str] = []  # the fixed sources as the tokenizer gives them back, once
         self._warned = False
         #: batch_eval_metrics: the texts of the batches so far, and the loader pass they belong to

@@ -25,11 +25,13 @@ The output records ``seed``, ``bootstrap`` and ``permutations``.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Hashable, List, Optional, Sequence
+from typing import Any, Dict, Hashable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..core import stats
+from ..core.inputs import check_seed, ordered_values
+from ..core.option_values import number_value
 from .meta_system import SystemScores, human_means, mean_systems, percentile_ci, system_key, system_samples
 from .pairwise import (
     darr_counts,
@@ -44,6 +46,43 @@ SYSTEM_KEYS = "string form (1 and '1' are one system)"
 #: what the output says about each system's human score (given: True)
 SYSTEM_HUMAN = {False: "the mean human score of the system's rated rows",
                 True: "the given system-level human score (an EvalSet's human-scores/LP.NAME.sys.score)"}
+
+
+def check_rows(human: Any, systems: Any = None, items: Any = None, n: Optional[int] = None
+               ) -> Tuple[List[Optional[float]], List[Any], List[Any]]:
+    """The per-row inputs of a meta-evaluation, checked before anything is scored: each an
+    ordered sequence (the core's rule for every per-segment input: a set or a generator is
+    refused) with one entry per row (``n``, else as many as ``human``); a human score a finite
+    number or None (missing); a system or item None (not known) or a hashable value that is
+    not NaN. ``(human, systems, items)`` as lists (None for systems/items not given); else one
+    ``ValueError`` naming the variable and the row."""
+    scores = ordered_values(human, "human", "human scores", "scores", n=n)
+    n = len(scores)
+    checked: List[Optional[float]] = []
+    for k, value in enumerate(scores):
+        try:
+            checked.append(None if value is None else number_value(f"human[{k}]", value, float))
+        except ValueError as err:
+            raise ValueError(f"{err}; give None for a row without a human score") from None
+    labels = [_labels(values, name, n) for name, values in (("systems", systems), ("items", items))]
+    return checked, labels[0], labels[1]
+
+
+def _labels(values: Any, name: str, n: int) -> List[Any]:
+    """Each row's system or item (``name``): None, or a hashable value that is not NaN."""
+    if values is None:
+        return [None] * n
+    out = ordered_values(values, name, "names", "names", n=n)
+    what = {"systems": "a system", "items": "an item"}.get(name, name)
+    for k, value in enumerate(out):
+        try:
+            hash(value)
+        except TypeError:
+            raise ValueError(f"{name}[{k}] is a {type(value).__name__}, which cannot name {what} (it is not "
+                             f"hashable); give a string or an integer (None: not known)") from None
+        if isinstance(value, float) and value != value:
+            raise ValueError(f"{name}[{k}] is NaN, which names no {what[what.index(' ') + 1:]}; give None for a row without one")
+    return out
 
 
 def cell_matrices(scores: Sequence[float], human: Sequence[float], systems: Sequence[Optional[str]],
@@ -126,10 +165,9 @@ def meta_evaluate(scores: Sequence[float], human: Sequence[Optional[float]],
         raise ValueError("bootstrap must be >= 0 and permutations >= 1")
     if not darr_threshold > 0:
         raise ValueError(f"darr_threshold must be > 0, got {darr_threshold!r}")
-    keys = [system_key(s) for s in systems] if systems is not None else [None] * n
-    items = list(items) if items is not None else [None] * n
-    if len(keys) != n or len(items) != n:
-        raise ValueError("systems and items need one entry per row")
+    seed = check_seed(seed)
+    human, systems, items = check_rows(human, systems, items, n)
+    keys = [system_key(s) for s in systems]
     rated = [k for k in range(n) if human[k] is not None]
     warnings_: List[str] = []
     out: Dict[str, Any] = {"n": len(rated), "n_unrated": n - len(rated), "seed": seed, "bootstrap": bootstrap,
@@ -166,4 +204,4 @@ def meta_evaluate(scores: Sequence[float], human: Sequence[Optional[float]],
     return out
 
 
-__all__ = ["SYSTEM_KEYS", "meta_evaluate"]
+__all__ = ["SYSTEM_KEYS", "check_rows", "meta_evaluate"]

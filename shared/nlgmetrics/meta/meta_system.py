@@ -13,6 +13,8 @@ from typing import Any, Dict, Hashable, Iterator, List, Mapping, Optional, Seque
 
 import numpy as np
 
+from ..core.inputs import ordered_values
+from ..core.language import check_language, first_references
 from ..core.significance import Resampler, bootstrap_positions, mean_resampler, percentile_interval
 
 
@@ -59,17 +61,27 @@ def score_systems(scorer: Any, systems: Sequence[Optional[Hashable]], prediction
                   extras: Optional[Mapping[str, Sequence[Any]]] = None) -> Tuple[List[float], SystemScores]:
     """Score each system's rows as one corpus (rows without a system as one more corpus):
     the per-row segment scores, and each system's corpus score and resampler. ``extras``: the
-    metric's per-segment inputs, one value per row (SAM's ``base_scores``)."""
+    metric's per-segment inputs, one value per row (SAM's ``base_scores``). The rows' texts are
+    checked as ordered sequences first, and the language of the whole set once (the corpus
+    check of :func:`nlgmetrics.core.language.check_language`, before anything is scored)."""
+    predictions = ordered_values(predictions, "predictions", "strings", "texts")
+    references = None if references is None else ordered_values(references, "references", "strings", "texts",
+                                                                 n=len(predictions))
+    sources = None if sources is None else ordered_values(sources, "sources", "strings", "texts", n=len(predictions))
     groups: Dict[Optional[str], List[int]] = {}
     for k, s in enumerate(systems):
         groups.setdefault(system_key(s), []).append(k)
+    checked = {key: scorer.validate(
+        [predictions[k] for k in rows], None if references is None else [references[k] for k in rows],
+        None if sources is None else [sources[k] for k in rows],
+        **{name: [values[k] for k in rows] for name, values in (extras or {}).items()}) for key, rows in groups.items()}
+    check_language(type(scorer), getattr(scorer, "config", None), {
+        "predictions": [text for inputs in checked.values() for text in inputs.predictions],
+        "references": [text for inputs in checked.values() for text in first_references(inputs.references)]})
     scores = [0.0] * len(predictions)
     out = SystemScores([], {}, {})
     for key, rows in groups.items():
-        inputs = scorer.validate([predictions[k] for k in rows], None if references is None else
-                                 [references[k] for k in rows], None if sources is None else [sources[k] for k in rows],
-                                 **{name: [values[k] for k in rows] for name, values in (extras or {}).items()})
-        records = scorer.segment_records(inputs)
+        records = scorer.segment_records(checked[key])
         result = scorer.reduce(records)
         out.signature = result.signature
         for k, value in zip(rows, result.scores):

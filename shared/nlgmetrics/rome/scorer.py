@@ -347,7 +347,7 @@ class RoMe(Scorer):
                     record[name] = float(feats[name][best])
             if len(group) > 1:
                 record["reference_index"] = best - start
-            self._english.check(record, (flat_h[start], *group), quiet=self.quiet)
+            self._english.check(record, (flat_h[start], *group))
             if self.config.return_alignment and "alignment" in feats:
                 record["alignment"] = feats["alignment"][best]
             records.append(record)

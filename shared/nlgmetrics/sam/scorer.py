@@ -5,10 +5,11 @@ import math
 from typing import Any, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from nlgmetrics.core.config import MetricConfig
-from nlgmetrics.core.inputs import PYTHON_SYNTAX, ArgumentSyntax, Inputs, Record
+from nlgmetrics.core.inputs import PYTHON_SYNTAX, ArgumentSyntax, Inputs, Record, ordered_values
 from nlgmetrics.core.language import EnglishOnly
 from nlgmetrics.core.lexical import corpus_sentence_scores, sentence_chrf
 from nlgmetrics.core.linguistic import get_analyzer
+from nlgmetrics.core.option_values import short_repr
 from nlgmetrics.core.record_fields import Field, explanation, number
 from nlgmetrics.core.result import MetricResult
 from nlgmetrics.core.scorer import Scorer, mean_reduce
@@ -31,7 +32,9 @@ def check_base_score(value: Any, where: str, base_range: Optional[Tuple[float, f
             raise TypeError  # float() would take True, np.True_ and "0.5"
         number = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{where} is not a number: {value!r}") from None
+        raise ValueError(f"{where} is not a number: {short_repr(value)}") from None
+    except OverflowError:  # an integer beyond the float range: 10**400
+        raise ValueError(f"{where} is a number beyond the float range; give finite numbers") from None
     if not math.isfinite(number):
         raise ValueError(f"{where} is {number}; give finite numbers")
     if not low <= number <= high:
@@ -43,12 +46,9 @@ def check_base_score(value: Any, where: str, base_range: Optional[Tuple[float, f
 
 def check_base_scores(base_scores: Any, n: int,
                       base_range: Optional[Tuple[float, float]] = None) -> List[float]:
-    """Caller's base scores: ``n`` finite numbers inside ``base_range`` (default [0, 1])."""
-    if isinstance(base_scores, (str, bytes, Mapping)) or not hasattr(base_scores, "__len__"):
-        raise ValueError("base_scores must be a list of numbers, one per prediction")
-    values = list(base_scores)
-    if len(values) != n:
-        raise ValueError(f"base_scores has {len(values)} items but predictions has {n}")
+    """Caller's base scores: ``n`` finite numbers inside ``base_range`` (default [0, 1]), in
+    an ordered sequence (the core's rule for every per-segment input: a set is refused)."""
+    values = ordered_values(base_scores, "base_scores", "numbers", "scores", n=n)
     return [check_base_score(value, f"base_scores[{i}]", base_range) for i, value in enumerate(values)]
 
 
@@ -193,7 +193,7 @@ class SAM(Scorer):
                 "mismatches": {"hypothesis": [it.explain() for it in hyp_left],
                                "reference": [it.explain() for it in ref_left]},
             }
-            self._english.check(record, (hyp, ref), quiet=self.quiet)
+            self._english.check(record, (hyp, ref))
             records.append(record)
         return records
 
