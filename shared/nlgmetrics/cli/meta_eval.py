@@ -13,6 +13,7 @@ from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, config_from_args, dumps,
 from nlgmetrics.cli.options import parse_key_values
 from nlgmetrics.core import files, stats
 from nlgmetrics.core.inputs import check_seed
+from nlgmetrics.core.language import LanguageError
 from nlgmetrics.meta import mtme
 from nlgmetrics.meta.meta_eval import meta_evaluate
 from nlgmetrics.meta.meta_system import SystemScores, mean_systems, score_systems
@@ -163,6 +164,8 @@ def _score(name: str, config: Any, data: Data, quiet: bool) -> tuple[List[float]
     scorer = load_scorer(name, config, quiet=quiet)
     try:
         scores, systems = score_systems(scorer, data.systems, data.hyps, data.refs, data.srcs)
+    except LanguageError as err:  # --language and text in another: an input error, as in score
+        raise CLIError(str(err)) from None
     except ValueError as err:
         raise CLIError(str(err), code=1) from None
     return scores, systems, systems.signature

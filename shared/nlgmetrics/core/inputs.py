@@ -134,7 +134,7 @@ def ordered_values(values: Any, field: str, kind: str = "values", what: str = "v
 
     >>> ordered_values((0.5, 0.25), "base_scores", "numbers", n=2)
     [0.5, 0.25]
-    >>> ordered_values({0.5, 0.25}, "base_scores", "numbers", "scores")
+    >>> ordered_values({0.5, 0.25}, "base_scores", "numbers", "numbers")
     Traceback (most recent call last):
     ...
     ValueError: base_scores must be an ordered sequence of numbers (...), got set: a set has no order, ...

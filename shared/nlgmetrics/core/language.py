@@ -18,6 +18,12 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from .facts import facts_of
 from .inputs import PYTHON_SYNTAX, ArgumentSyntax
 
+
+class LanguageError(ValueError):
+    """A corpus found in another language than the ``language`` option says: an input error
+    (the command line exits with its usage code, 2, wherever the check runs)."""
+
+
 #: the ISO 639-1 language codes (two letters), the codes the ``language`` option takes
 ISO_639_1 = frozenset("""
 aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu cv cy da de dv dz
@@ -195,7 +201,7 @@ def check_corpus_language(metric: str, covered: Sequence[str], sides: Mapping[st
     ...}``) and, when at least :data:`FOREIGN_SHARE` of a side's sampled segments are in a
     language outside ``covered``, warn once naming ``metric``, the share and the language
     (never silenced by a scorer's ``quiet``: the scores may not mean what the caller thinks);
-    with ``expected`` (the ``language`` option, e.g. ``"en"``) raise a ValueError instead when
+    with ``expected`` (the ``language`` option, e.g. ``"en"``) raise a :class:`LanguageError` instead when
     a side is found in another language. Returns the message (None: nothing found)."""
     allowed = {expected} if expected else set(covered)
     if not allowed:
@@ -209,7 +215,7 @@ def check_corpus_language(metric: str, covered: Sequence[str], sides: Mapping[st
         message = (f"{metric}: {n / sampled:.0%} of the sampled {side} ({n} of {sampled}) look like language "
                    f"'{lang}', but its resources cover {', '.join(sorted(covered)) or 'no language'}")
         if expected:
-            raise ValueError(f"{message}; {syntax.option('language', expected)} requires {expected!r} text")
+            raise LanguageError(f"{message}; {syntax.option('language', expected)} requires {expected!r} text")
         warnings.warn(f"{message} (scores may not be meaningful; {syntax.option('language', (list(covered) or ['en'])[0])} makes this an error)",
                       UserWarning, stacklevel=4)
         return message

@@ -63,6 +63,7 @@ def score_shard(scorer: Scorer, predictions: Any, references: Any = None, source
     inputs = scorer.validate(predictions, references, sources, **extras)
     if len(inputs) == 0:
         raise ValueError("predictions is empty; give at least one segment")
+    scorer.check_language(inputs)  # the whole corpus, as Scorer.score checks it
     ids = shard_ids(len(inputs), *shard)
     return scorer.segment_records(inputs.subset(ids)) if ids else []
 

@@ -21,7 +21,7 @@ import evaluate
 from nlgmetrics import registry
 from nlgmetrics.core.call import Call, split
 from nlgmetrics.core.config import MetricConfig
-from nlgmetrics.core.inputs import validate_texts
+from nlgmetrics.core.inputs import ordered_values, validate_texts
 
 if TYPE_CHECKING:
     from nlgmetrics.core.scorer import Scorer
@@ -270,11 +270,8 @@ class Metric(evaluate.Metric):
         n: int | None = added
         if predictions is not None:  # a bare string is refused later, by add_batch
             n = added + len(predictions) if isinstance(predictions, (list, tuple)) else None
-        for name, values in call.extras.items():
-            if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
-                raise ValueError(f"{name} must be a list of numbers, one per prediction")
-            if n is not None and len(values) != n:
-                raise ValueError(f"{name} has {len(values)} items but predictions has {n}")
+        for name, given in call.extras.items():
+            values = ordered_values(given, name, "numbers", "numbers", n=n)  # the core's rule: a set is refused
             for i, value in enumerate(values):
                 self.scorer_class.check_extra_value(call.config, name, value, f"{name}[{i}]")
         return call
@@ -290,13 +287,15 @@ class Metric(evaluate.Metric):
         quiet = kwargs.pop("quiet", None)
         quiet = self.load_quiet if quiet is None else quiet
         numbers_only = output_switches(return_details, kwargs.pop("numbers_only", None), self.load_numbers_only)
-        extras = {k: list(v) for k, v in kwargs.items() if k in self.scorer_class.extra_inputs and v is not None}
+        extras = {k: ordered_values(v, k, "numbers", "numbers") for k, v in kwargs.items()  # the core's rule
+                  if k in self.scorer_class.extra_inputs and v is not None}
         options = {k: v for k, v in kwargs.items() if k not in self.scorer_class.extra_inputs and v is not PRESET}
         if call is None:  # _compute called directly: its keywords are the call
             call = registry.resolve(self.metric_name, {**options, **extras}, preset=self.preset)
         elif options or not isinstance(call, Call) or call.scorer is not self.scorer_class:
             raise TypeError("_compute takes the call resolved by compute, or options, not both")
-        extras = {**{k: list(v) for k, v in call.extras.items()}, **extras}  # given as keywords, as columns
+        extras = {**{k: ordered_values(v, k, "numbers", "numbers") for k, v in call.extras.items()},
+                  **extras}  # given as keywords, as columns
         result = registry.load_call(call, quiet=quiet).score(
             list(predictions), None if references is None else list(references),
             None if sources is None else list(sources), **extras)

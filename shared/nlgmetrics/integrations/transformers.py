@@ -151,6 +151,8 @@ class MetricsHook:
         if isinstance(sources, str) and sources != "inputs":
             raise ValueError(f"sources must be a list of texts or 'inputs' (decoded from the evaluation's inputs), "
                              f"got {sources!r}")
+        # a list of sources goes through the input step, before anything loads (a set is refused)
+        fixed = None if sources is None or isinstance(sources, str) else validate_texts(sources, "sources")
         self.extras: dict[str, Any] = {}
         if isinstance(metric, str):  # one call, resolved once (a per-segment input given is kept for each scoring)
             call = registry.resolve(metric, options)
@@ -166,8 +168,7 @@ class MetricsHook:
         self.scorer, self.tokenizer, self.options = scorer, tokenizer, options
         self.prefix, self.key, self.align_labels = prefix, prefix or name, align_labels
         self.from_inputs = isinstance(sources, str)
-        # a list of sources goes through the input step now (a set or a generator is refused)
-        self.fixed = None if sources is None or self.from_inputs else validate_texts(sources, "sources")
+        self.fixed = None if sources is None or self.from_inputs else fixed
         self._roundtrip: list[str] = []  # the fixed sources as the tokenizer gives them back, once
         self._warned = False
         #: batch_eval_metrics: the texts of the batches so far, and the loader pass they belong to

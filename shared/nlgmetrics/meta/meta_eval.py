@@ -159,14 +159,12 @@ def meta_evaluate(scores: Sequence[float], human: Sequence[Optional[float]],
     system level and pairwise accuracy, instead of the mean of its rows' (systems without
     one are left out there; the bootstrap keeps it fixed); the output says which (``system_human``)."""
     n = len(scores)
-    if len(human) != n:
-        raise ValueError(f"human has {len(human)} scores but the metric {n}")
+    human, systems, items = check_rows(human, systems, items, n)
     if isinstance(bootstrap, bool) or bootstrap < 0 or permutations < 1:
         raise ValueError("bootstrap must be >= 0 and permutations >= 1")
     if not darr_threshold > 0:
         raise ValueError(f"darr_threshold must be > 0, got {darr_threshold!r}")
     seed = check_seed(seed)
-    human, systems, items = check_rows(human, systems, items, n)
     keys = [system_key(s) for s in systems]
     rated = [k for k in range(n) if human[k] is not None]
     warnings_: List[str] = []

@@ -48,7 +48,7 @@ def check_base_scores(base_scores: Any, n: int,
                       base_range: Optional[Tuple[float, float]] = None) -> List[float]:
     """Caller's base scores: ``n`` finite numbers inside ``base_range`` (default [0, 1]), in
     an ordered sequence (the core's rule for every per-segment input: a set is refused)."""
-    values = ordered_values(base_scores, "base_scores", "numbers", "scores", n=n)
+    values = ordered_values(base_scores, "base_scores", "numbers", "numbers", n=n)
     return [check_base_score(value, f"base_scores[{i}]", base_range) for i, value in enumerate(values)]
 
 
