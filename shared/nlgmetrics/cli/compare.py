@@ -15,7 +15,6 @@ from typing import Any, Dict, List, Optional
 from nlgmetrics.cli.common import CLIError, config_from_args, dumps, load_scorer, scorer_class
 from nlgmetrics.cli.options import options_from_args
 from nlgmetrics.cli.score import check_inputs, check_language
-from nlgmetrics.core import language
 from nlgmetrics.core.inputs import check_seed
 from nlgmetrics.core.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_TRIALS, compare_records
 from nlgmetrics.integrations import distributed
@@ -88,11 +87,7 @@ def _scored(args: argparse.Namespace) -> tuple[Any, Dict[str, List[Any]]]:
         raise CLIError("the systems' files have different numbers of lines: "
                        + ", ".join(f"{c.predictions}: {c.n}" for c in checked))
     names = _names(args, args.predictions)
-    if language.checks_language(cls, config):  # as nlgmetrics.compare: each system's outputs, the references
-        samples = [c.language_sample() for c in checked]
-        check_language(cls, config, {**{f"predictions of {name}": sample["predictions"]
-                                         for name, sample in zip(names, samples)},
-                                     "references": samples[0]["references"]})
+    check_language(cls, config, checked, names)  # as nlgmetrics.compare: each system's outputs, the references
     scorer = load_scorer(args.metric, config, quiet=args.quiet)
     systems: Dict[str, List[Any]] = {}
     for name, inputs in zip(names, checked):

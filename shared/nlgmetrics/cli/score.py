@@ -187,12 +187,19 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
     return InputFiles(args.predictions, refs, args.sources, extras, n, cls.multi_reference)
 
 
-def check_language(cls: Any, config: MetricConfig, sides: Dict[str, List[str]]) -> None:
+def check_language(cls: Any, config: MetricConfig, inputs: List[InputFiles], names: Optional[List[str]] = None) -> None:
     """The corpus language check before anything loads, as every surface runs it
-    (:func:`nlgmetrics.core.language.check_language`); an error (``--language`` given, the
-    text in another language) is a usage error."""
+    (:func:`nlgmetrics.core.language.check_language`) on the same sample: the predictions of
+    each of ``inputs`` (with ``names``: each system's, as ``nlgmetrics.compare`` names them)
+    and the first's references. An error (``--language`` given, the text in another language)
+    is a usage error."""
+    if not language.checks_language(cls, config):
+        return
+    samples = [one.language_sample() for one in inputs]
+    sides = {"predictions": samples[0]["predictions"]} if names is None else {
+        f"predictions of {name}": sample["predictions"] for name, sample in zip(names, samples)}
     try:
-        language.check_language(cls, config, sides, CLI_SYNTAX)
+        language.check_language(cls, config, {**sides, "references": samples[0]["references"]}, CLI_SYNTAX)
     except ValueError as err:
         raise CLIError(str(err)) from None
 
@@ -231,8 +238,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     config = call.config
     inputs = check_inputs(cls, args, config)
     check_mtme_out(args)
-    if language.checks_language(cls, config):
-        check_language(cls, config, inputs.language_sample())
+    check_language(cls, config, [inputs])
     if bool(args.shard) != bool(args.records):
         raise CLIError("--shard and --records go together")
     if args.records:
