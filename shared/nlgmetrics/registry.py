@@ -290,7 +290,7 @@ def _score_systems(name: str, options: Dict[str, Any], predictions: Any, referen
     cls = scorer_class(name)
     call = resolve(cls, options)
     extras: Dict[str, Sequence[Any]] = {k: ordered_values(v, k, "numbers", "numbers", n=n) for k, v in call.extras.items()}
-    return score_systems(load(name, call.config, quiet=quiet), systems, list(predictions),
+    return score_systems(load(name, call.config, quiet=quiet), systems, predictions,
                          None if cls.references_mode == "none" else references,
                          None if cls.sources_mode == "none" else sources, extras)
 

@@ -70,7 +70,7 @@ def test_against_a_score_file_with_one_score_per_segment_is_read_in_order(toy, r
 def test_against_option_needs_against_naming_a_metric(toy, rows, tmp_path, capsys):
     code, err = _error(capsys, ["meta-eval", "toy", rows, *FLAGS, "--against-option", "features=words"])
     assert code == 2 and err == ("error: --against-option sets an option of the second metric: it needs --against NAME "
-                                 f"(one of {', '.join(sorted(nlgmetrics.REGISTRY))})")
+                                 f"(one of {', '.join(nlgmetrics.registry.metric_names())})")
     path = _score_file(tmp_path / "other-refA.seg.score", {"A": SEGMENTS, "B": SEGMENTS})
     code, err = _error(capsys, ["meta-eval", "toy", rows, *FLAGS, "--against", path, "--against-option", "scale=2"])
     assert code == 2 and err == "error: --against-option needs --against to name a metric, not a score file"

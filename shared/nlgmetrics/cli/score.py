@@ -228,6 +228,24 @@ def _with_progress(chunks: Iterator[distributed.Chunk], bar: Any,
     bar.update(pending)
 
 
+def _check_run(args: argparse.Namespace, inputs: InputFiles) -> Tuple[int, int]:
+    """The run's own flags (sharding, records file, distributed, chunk size) checked before
+    anything loads; the shard ``(k, n)`` to score."""
+    if bool(args.shard) != bool(args.records):
+        raise CLIError("--shard and --records go together")
+    if args.records:
+        _check_not_an_input(args.records, [inputs.predictions, *inputs.references,
+                                           *([inputs.sources] if inputs.sources else []), *inputs.extras.values()])
+    if args.distributed and args.shard:
+        raise CLIError("--distributed and --shard are alternatives; use one")
+    if args.chunk_size < 0:
+        raise CLIError("--chunk-size must be 0 (no chunks) or a positive number of segments")
+    try:
+        return distributed.parse_shard(args.shard) if args.shard else (1, 1)
+    except ValueError as err:
+        raise CLIError(f"--shard: {err}") from None
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     cls = scorer_class(args.metric)
     call = call_from_args(cls, args)
@@ -239,19 +257,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     inputs = check_inputs(cls, args, config)
     check_mtme_out(args)
     check_language(cls, config, [inputs])
-    if bool(args.shard) != bool(args.records):
-        raise CLIError("--shard and --records go together")
-    if args.records:
-        _check_not_an_input(args.records, [inputs.predictions, *inputs.references,
-                                           *([inputs.sources] if inputs.sources else []), *inputs.extras.values()])
-    if args.distributed and args.shard:
-        raise CLIError("--distributed and --shard are alternatives; use one")
-    if args.chunk_size < 0:
-        raise CLIError("--chunk-size must be 0 (no chunks) or a positive number of segments")
-    try:
-        shard = distributed.parse_shard(args.shard) if args.shard else (1, 1)
-    except ValueError as err:
-        raise CLIError(f"--shard: {err}") from None
+    shard = _check_run(args, inputs)
     scorer = load_scorer(args.metric, config, quiet=True)  # the command's own bar shows progress
     bar = tqdm(total=inputs.n, desc=args.metric, unit="seg", file=sys.stderr, disable=True if args.quiet else None,
                dynamic_ncols=True, leave=False)
