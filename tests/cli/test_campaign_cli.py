@@ -44,7 +44,7 @@ def _error(capsys, argv):
     return info.value.code, err.strip()
 
 
-FLAGS = ["--human", "human", "--item-field", "item", "--bootstrap", "0", "--permutations", "5", "-q", "--json"]
+FLAGS = ["--human", "human", "--bootstrap", "0", "--permutations", "5", "-q", "--json"]
 
 
 @pytest.mark.parametrize("extra", [1, SEGMENTS, -1])

@@ -100,6 +100,9 @@ def test_bad_per_segment_inputs_at_compute_keep_the_batches():
         module.compute(base_scores=[0.5, 7.0])
     with pytest.raises(ValueError, match="base_scores must be a list of numbers"):
         module.compute(base_scores="0.5")
+    for unordered in ({0.5, 0.25}, (x for x in (0.5, 0.25))):  # the core's rule (issue 44): no set, no generator
+        with pytest.raises(ValueError, match="^base_scores must be an ordered sequence of numbers .*got (set|generator)"):
+            module.compute(base_scores=unordered)
     out = module.compute(base_scores=[0.5, 0.25])
     expected = nlgmetrics.score("sam", HYPS, REFS, base="given", base_scores=[0.5, 0.25]).scores
     assert out["scores"] == pytest.approx(expected)
