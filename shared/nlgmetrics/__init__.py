@@ -3,6 +3,7 @@
 Where things are (layers point down: surfaces -> registry -> metrics -> core)::
 
     __init__.py        re-exports the public API (below) and compute_metrics_fn, the Trainer hook
+    workbench.py       an mt-metrics-eval EvalSet scored by a metric, many metrics ranked (rank)
     registry.py        REGISTRY (metric name -> scorer class), load, score, compare, meta_eval,
                        list_metrics, scorer_class, metric_path, example: every surface imports these
     core/              what two or more metrics share: config (the option model), call (the one
@@ -32,7 +33,7 @@ Where things are (layers point down: surfaces -> registry -> metrics -> core)::
 """
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, Dict, List
 
 from .core.version import __version__
 from .registry import REGISTRY, compare, example, list_metrics, load, meta_eval, metric_path, score, scorer_class
@@ -52,5 +53,13 @@ def __dir__() -> List[str]:
     return sorted([*globals(), "compute_metrics_fn"])
 
 
+def rank(mtme: str, lp: str, metrics: List[str], **kwargs: Any) -> Dict[str, Any]:
+    """The metrics-task table of ``metrics`` on an mt-metrics-eval EvalSet (published ones and
+    this package's, scored first where needed); see :func:`nlgmetrics.workbench.rank`."""
+    from nlgmetrics.workbench import rank as _rank
+
+    return _rank(mtme, lp, metrics, **kwargs)
+
+
 __all__ = ["__version__", "list_metrics", "load", "score", "metric_path", "compute_metrics_fn",
-           "scorer_class", "compare", "meta_eval", "example", "REGISTRY"]
+           "scorer_class", "compare", "meta_eval", "rank", "example", "REGISTRY"]

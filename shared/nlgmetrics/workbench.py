@@ -11,6 +11,7 @@ characters mt-metrics-eval's names cannot hold), unless a name is given.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -183,3 +184,43 @@ def _score_system(scorer: Any, call: "Call", es: "EvalSet", job: Job,
     if spans:
         levels["doc"] = {job.system: [scorer.reduce(records[a:b]).score for _, a, b in spans]}
     return levels
+
+
+def rank(root: str, lp: str, metrics: Sequence[str], *, ref: Optional[str] = None, human: Optional[str] = None,
+         out: Optional[str] = None, quiet: bool = False, **options: Any) -> Dict[str, Any]:
+    """The metrics-task table of ``metrics`` on the EvalSet ``root``/``lp``
+    (:func:`nlgmetrics.meta.rank.rank_metrics`: each metric's statistics per level, and per
+    ranked statistic the Perm-Both p-values between the metrics and their rank clusters;
+    ``options``: its ``ranked``, ``k``, ``seed``, ``pval``, ``bootstrap``...).
+
+    Each entry of ``metrics`` is a published metric of the EvalSet (its basename, read from
+    ``metric-scores/LP/NAME-REF`` or ``NAME-src``) or a metric spec of this package
+    (``sam:base=chrf``, ``bleu``), scored first where its files under ``out`` (default: the
+    EvalSet folder itself, beside the published ones) do not hold every system under its
+    signature (:func:`score_evalset`, for the reference ranked against)."""
+    from .meta import mtme
+    from .meta.rank import rank_metrics
+
+    if not metrics:
+        raise ValueError("name at least one metric to rank")
+    es = mtme.read_evalset(root, lp)
+    if ref is None:
+        if len(es.references) != 1:
+            raise ValueError(f"{root}: {len(es.references)} references for {lp}; choose one with ref= "
+                             f"({', '.join(es.references)})")
+        ref = next(iter(es.references))
+    target = out or root
+    folder = os.path.join(root, "metric-scores", lp)
+    listed = set(os.listdir(folder)) if os.path.isdir(folder) else set()
+    scores: Dict[str, Any] = {}
+    for spec in metrics:
+        file = next((f"{spec}-{r}" for r in (ref, "src") if {f"{spec}-{r}.seg.score", f"{spec}-{r}.sys.score"} & listed),
+                    None)
+        if file is not None and f"{file}.signatures.json" not in listed:  # published, not written by this package
+            scores[spec] = mtme.read_metric_scores(root, lp, [file])[file]
+            continue
+        call = resolve_spec(spec)
+        name = file_name(spec_of(call))
+        score_evalset(call, root, lp, target, name=name, refs=[ref], quiet=quiet)
+        scores[spec] = mtme.read_metric_scores(target, lp, [f"{name}-{ref}"])[f"{name}-{ref}"]
+    return rank_metrics(es, scores, human, ref, **options)

@@ -154,6 +154,9 @@ def cli_compare(case: Case, tmp: Path) -> Outcome:
     argv = ["compare", case.metric, "-p", _lines(tmp / "a.txt", case.predictions), "-p",
             _lines(tmp / "b.txt", case.other), "-r", _lines(tmp / "ref.txt", case.references), "--json", "--quiet",
             "--resamples", "20", "--trials", "20", *_cli_options(case)]
+    for name, values in case.extras.items():  # one file per system, in the order of -p (the same values)
+        argv += [f"--{name.replace('_', '-')}", _lines(tmp / f"{name}.a.txt", values),
+                 f"--{name.replace('_', '-')}", _lines(tmp / f"{name}.b.txt", values)]
     if case.sources is not None:
         argv += ["-s", _lines(tmp / "src.txt", case.sources)]
     code, out, err = run_cli(argv)

@@ -48,6 +48,7 @@ def _command(module: str, name: str) -> Any:
 cmd_list, cmd_reduce = _command("commands", "cmd_list"), _command("commands", "cmd_reduce")
 cmd_meta_eval, cmd_demo = _command("meta_eval", "cmd_meta_eval"), _command("commands", "cmd_demo")
 cmd_score, cmd_compare = _command("score", "cmd_score"), _command("compare", "cmd_compare")
+cmd_rank = _command("rank", "cmd_rank")
 
 _FLAGS_WITHOUT_VALUE = {"--json", "-q", "--quiet", "--distributed", "-h", "--help"}
 
@@ -83,6 +84,7 @@ def build_parser(metric: Optional[str] = None) -> Parser:
     sub.add_parser("list", help="list the metrics").set_defaults(func=cmd_list)
     _add_scoring_commands(sub, cls)
     _add_meta_eval(sub, cls)
+    _add_rank(sub)
     _add_tool_commands(sub)
     return parser
 
@@ -106,7 +108,7 @@ def _add_scoring_commands(sub: Any, cls: Any) -> None:
 
     p = sub.add_parser("compare", help="is system B better than A? paired bootstrap and approximate randomisation")
     _common(p)
-    add_compare_arguments(p)
+    add_compare_arguments(p, cls)
     add_metric_options(p, cls)
     p.set_defaults(func=cmd_compare)
 
@@ -161,6 +163,15 @@ def _add_meta_eval(sub: Any, cls: Any) -> None:
     p.add_argument("--limit", type=int, help="JSON lines: score only the first N rows")
     add_metric_options(p, cls)
     p.set_defaults(func=cmd_meta_eval)
+
+
+def _add_rank(sub: Any) -> None:
+    from nlgmetrics.cli.rank import add_rank_arguments
+
+    p = sub.add_parser("rank", help="rank many metrics on an mt-metrics-eval EvalSet as the WMT metrics task does "
+                       "(correlations, pairwise accuracy, acc*_eq, SPA; significance clusters)")
+    add_rank_arguments(p)
+    p.set_defaults(func=cmd_rank)
 
 
 def _add_tool_commands(sub: Any) -> None:

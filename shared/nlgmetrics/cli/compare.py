@@ -21,9 +21,12 @@ from nlgmetrics.integrations import distributed
 from nlgmetrics.integrations.records_reader import load_records
 
 
-def add_compare_arguments(p: argparse.ArgumentParser) -> None:
+def add_compare_arguments(p: argparse.ArgumentParser, cls: Optional[Any] = None) -> None:
     p.add_argument("-p", "--predictions", action="append", metavar="FILE", default=[],
                    help="one system's outputs, one per line; repeat for each system (the first is the baseline)")
+    for name, doc in (getattr(cls, "extra_inputs", None) or {}).items():  # the metric's per-segment inputs, as score's
+        p.add_argument(f"--{name.replace('_', '-')}", dest=f"extra_{name}", action="append", metavar="FILE",
+                       help=f"one number per line, one file per system in the order of -p: {doc}")
     p.add_argument("-r", "--references", action="append", metavar="FILE",
                    help="one reference per line (repeat for several)")
     p.add_argument("-s", "--sources", metavar="FILE", help="one source per line")
@@ -79,9 +82,14 @@ def _scored(args: argparse.Namespace) -> tuple[Any, Dict[str, List[Any]]]:
     """Score each system's file once (checked first, all of them, before anything loads)."""
     cls = scorer_class(args.metric)
     config = config_from_args(cls, args)
+    extras = {k: v for k, v in vars(args).items() if k.startswith("extra_") and v}
+    for key, paths in extras.items():
+        if len(paths) != len(args.predictions):
+            flag = "--" + key[len("extra_"):].replace("_", "-")
+            raise CLIError(f"{flag} gives {len(paths)} file(s) for {len(args.predictions)} systems: one per -p, in order")
     checked = []
-    for path in args.predictions:
-        one = argparse.Namespace(**{**vars(args), "predictions": path, "extra_base_scores": None})
+    for k, path in enumerate(args.predictions):  # each system with its own per-segment files
+        one = argparse.Namespace(**{**vars(args), "predictions": path, **{key: v[k] for key, v in extras.items()}})
         checked.append(check_inputs(cls, one, config))
     if len({c.n for c in checked}) > 1:
         raise CLIError("the systems' files have different numbers of lines: "
