@@ -188,26 +188,23 @@ def compare(metric: str, predictions: Union[Mapping[str, Sequence[str]], Sequenc
     >>> c.systems[1].diff < 0, c.systems[1].p_randomization < 0.01
     (True, True)
     """
-    from .core.call import resolve
     from .core.inputs import check_seed
     from .core.language import check_language, first_references
     from .core.significance import compare_records
 
-    cls = scorer_class(metric)
-    call = resolve(cls, options)
+    call = resolve(metric, options)
+    cls = call.scorer
+    assert cls is not None
     seed = check_seed(seed)
-    extras = call.extras
     if isinstance(predictions, (str, bytes)) or not isinstance(predictions, (Mapping, Sequence)):
         raise ValueError("predictions must map system names to their outputs, or list each system's outputs")
     named = dict(predictions) if isinstance(predictions, Mapping) else {
         f"system{k + 1}": p for k, p in enumerate(predictions)}
-    for name, values in extras.items():
-        if not isinstance(values, Sequence) or len(values) != len(named):
-            raise ValueError(f"{name} must list one per-segment list per system ({len(named)} systems)")
-    scorer = load(metric, call.config, quiet=quiet)
+    extras = {name: _per_system(name, values, named) for name, values in call.extras.items()}
+    scorer = load_call(call, quiet=quiet)
     checked = {}
-    for k, (name, outputs) in enumerate(named.items()):
-        checked[name] = scorer.validate(outputs, references, sources, **{e: v[k] for e, v in extras.items()})
+    for name, outputs in named.items():
+        checked[name] = scorer.validate(outputs, references, sources, **{e: v[name] for e, v in extras.items()})
         if len(checked[name]) == 0:
             raise ValueError(f"the outputs of {name} are empty; give at least one segment")
     # the corpus language check, once: each system's outputs and the references
@@ -215,6 +212,20 @@ def compare(metric: str, predictions: Union[Mapping[str, Sequence[str]], Sequenc
                                       "references": first_references(next(iter(checked.values())).references)})
     records = {name: scorer.segment_records(inputs) for name, inputs in checked.items()}
     return compare_records(scorer, records, resamples=resamples, trials=trials, seed=seed, confidence=confidence)
+
+
+def _per_system(name: str, values: Any, systems: Mapping[str, Any]) -> Dict[str, Any]:
+    """A per-segment input of ``compare`` per system: keyed like the predictions (system ->
+    its list), or one list per system in their order."""
+    if isinstance(values, Mapping):
+        if set(values) != set(systems):
+            raise ValueError(f"{name} must be keyed like predictions: one per-segment list for each of "
+                             f"{', '.join(map(str, systems))}; got keys {', '.join(map(str, values))}")
+        return {s: values[s] for s in systems}
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or len(values) != len(systems):
+        raise ValueError(f"{name} must give one per-segment list per system ({len(systems)} systems): keyed like "
+                         "predictions, or a list in their order")
+    return dict(zip(systems, values))
 
 
 def meta_eval(metric: str, predictions: Any = None, references: Any = None, sources: Any = None, *,

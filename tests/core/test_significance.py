@@ -183,7 +183,7 @@ def test_bad_calls_are_clear_errors():
         compare_records(toy, [records([1, 2]), records([1, 2])], resamples=-1)
     with pytest.raises(ValueError, match="confidence"):
         compare_records(toy, [records([1, 2]), records([1, 2])], confidence=95)
-    with pytest.raises(ValueError, match="base_scores must list one per-segment list per system"):
+    with pytest.raises(ValueError, match="base_scores must give one per-segment list per system \\(2 systems\\)"):
         nlgmetrics.compare("sam", [["a"], ["b"]], ["a"], base="given", base_scores=[0.5])
     c = compare_records(toy, {"x": records([1, 2, 3]), "y": records([2, 3, 4])}, resamples=0, trials=0)
     assert c.systems[1].diff == 1.0 and c.systems[1].ci is None and c.to_dict()["systems"][1]["p_bootstrap"] is None

@@ -66,3 +66,18 @@ def test_an_option_a_surface_always_sends_is_dropped_only_where_unused():
     pool, runtime = ScorerPool("sam"), Runtime("cpu", "fp32", False)
     assert "profile" not in pool.options({"base": "chrf", "profile": "lite"}, runtime)
     assert pool.options({"base": "bertscore", "profile": "lite"}, runtime)["profile"] == "lite"
+
+
+def test_compare_takes_base_scores_keyed_like_the_predictions():
+    """With predictions keyed by system, base_scores keyed the same way (any order) give what
+    the list in the systems' order gives; keys that are not the systems' are refused."""
+    other = ["What is this amount of joy, I don't understand!", "the cat sat on a mat"]
+    keyed = nlgmetrics.compare("sam", {"A": HYPS, "B": other}, REFS, base_scores={"B": [0.5, 0.6], "A": BASES},
+                               resamples=10, trials=10)
+    listed = nlgmetrics.compare("sam", {"A": HYPS, "B": other}, REFS, base_scores=[BASES, [0.5, 0.6]],
+                                resamples=10, trials=10)
+    assert [s.score for s in keyed.systems] == [s.score for s in listed.systems]
+    assert keyed.systems[0].score == pytest.approx(nlgmetrics.score("sam", HYPS, REFS, base_scores=BASES).score)
+    with pytest.raises(ValueError, match="base_scores must be keyed like predictions: one per-segment list for each "
+                                         "of A, B; got keys A, C"):
+        nlgmetrics.compare("sam", {"A": HYPS, "B": other}, REFS, base_scores={"A": BASES, "C": BASES})
