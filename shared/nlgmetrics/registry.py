@@ -110,7 +110,7 @@ def resolve(metric: str, keywords: Optional[Mapping[str, Any]] = None, **how: An
     """
     from .core import call as calls
 
-    return calls.resolve(scorer_class(metric), keywords or {}, **how)
+    return calls.resolve(scorer_class(metric), keywords or {}, name=metric.lower(), **how)
 
 
 def load(name: str, config: Optional["MetricConfig"] = None, *, quiet: Optional[bool] = None,

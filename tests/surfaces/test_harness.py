@@ -47,3 +47,22 @@ def test_one_call_is_resolved_once_with_one_configuration(surface, tmp_path, toy
     with counting() as counts:
         SURFACES[surface](case, tmp_path)
     assert (counts.resolves, counts.configs) == (1, 1), surface
+
+
+@pytest.mark.parametrize("options", [[], ["-o", "base=chrf"]], ids=["options-from-the-files", "options-given"])
+def test_reduce_resolves_once_with_one_configuration(options, tmp_path):
+    """``reduce`` of two shard files: one resolve and one configuration for the run, whether the
+    options come from the files' header or from --metric/-o (checked against the files)."""
+    from tests.surfaces.harness import _lines, counting, run_cli
+
+    hyp, ref = _lines(tmp_path / "h.txt", HYPS), _lines(tmp_path / "r.txt", REFS)
+    parts = [str(tmp_path / f"part{k}.jsonl") for k in (1, 2)]
+    for k, part in enumerate(parts, start=1):
+        assert run_cli(["score", "sam", "--base", "chrf", "-p", hyp, "-r", ref, "--shard", f"{k}/2",
+                        "--records", part, "-q"])[0] == 0
+    argv = ["reduce", *(["--metric", "sam", *options] if options else []), *parts, "--json"]
+    run_cli(argv)  # warm
+    with counting() as counts:
+        code, _, err = run_cli(argv)
+    assert code == 0, err
+    assert (counts.resolves, counts.configs) == (1, 1)

@@ -50,18 +50,17 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_reduce(args: argparse.Namespace) -> int:
     """Records files are data: the metric and options come from ``--metric``/``-o`` or,
     without them, from the files when every option there is on the safe list."""
-    options = None
-    if args.metric:
+    call = None
+    if args.metric:  # the caller's call, resolved once; the files must have been scored under it
         cls = scorer_class(args.metric)
         try:
-            options = parse_key_values(args.option or [], cls.Config)
-            cls.Config.from_options(**options)
+            call = registry.resolve(args.metric, parse_key_values(args.option or [], cls.Config), check_extras=False)
         except ValueError as err:
             raise CLIError(str(err)) from None
     elif args.option:
         raise CLIError("-o needs --metric: give the metric whose options these are")
     try:
-        result = distributed.reduce_files(args.records, args.metric, options, quiet=args.quiet)
+        result = distributed.reduce_files(args.records, call=call, quiet=args.quiet)
     except ValueError as err:  # files.InputFileError included
         raise CLIError(str(err)) from None
     write_result(result, args.json)

@@ -55,10 +55,14 @@ class Call:
     dropped: Tuple[str, ...] = ()
     #: the metric's scorer class (None only for a Call built by hand)
     scorer: Optional[Type["Scorer"]] = None
+    #: the name the metric was asked for by (a registry name); empty: its scorer's name
+    name: str = ""
 
     @property
     def metric(self) -> str:
-        """The metric's name (its scorer's ``name``)."""
+        """The metric's name: the name it was asked for by, else its scorer's ``name``."""
+        if self.name:
+            return self.name
         if self.scorer is None:
             raise ValueError("this call names no metric (it was not made by resolve)")
         return self.scorer.name
@@ -74,13 +78,14 @@ def split(cls: Type["Scorer"], keywords: Mapping[str, Any]) -> tuple[Dict[str, A
 
 def resolve(cls: Type["Scorer"], keywords: Mapping[str, Any], *, preset: Optional[Mapping[str, Any]] = None,
             extra_names: Collection[str] = (), syntax: ArgumentSyntax = PYTHON_SYNTAX,
-            check_extras: bool = True, sent_always: Collection[str] = ()) -> Call:
+            check_extras: bool = True, sent_always: Collection[str] = (), name: str = "") -> Call:
     """The configuration and per-segment inputs of one call of metric ``cls`` (rules in the
     module docstring). ``extra_names`` names per-segment inputs the caller gives by another
     way (columns of an evaluate batch, a file on the command line). ``ValueError`` for a bad
     option or a per-segment input the configuration does not take, before anything loads;
     ``check_extras=False`` leaves that last check (rule 4) to a caller that words it itself
-    (the command line, which names its files); ``sent_always``: see the module docstring."""
+    (the command line, which names its files); ``sent_always``: see the module docstring;
+    ``name``: the name the metric was asked for by (:attr:`Call.metric`)."""
     options, extras = split(cls, keywords)
     extras = {k: v for k, v in extras.items() if v is not None}
     given = [*extras, *(n for n in extra_names if n not in extras)]
@@ -88,7 +93,7 @@ def resolve(cls: Type["Scorer"], keywords: Mapping[str, Any], *, preset: Optiona
     config, dropped = _configured(cls, options, sent_always)
     if check_extras:
         cls.check_extra_names(config, given, syntax)
-    return Call(config, extras, dropped, cls)
+    return Call(config, extras, dropped, cls, name)
 
 
 def _configured(cls: Type["Scorer"], options: Mapping[str, Any],

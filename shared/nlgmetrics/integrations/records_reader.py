@@ -76,10 +76,6 @@ def _check_header(first: Any, where: str) -> Dict[str, Any]:
         raise ValueError(f"{where}: unknown metric in the header; known: {', '.join(registry.REGISTRY)}")
     if not isinstance(options, dict):
         raise ValueError(f"{where}: the header's options must be a JSON object")
-    try:  # the values are checked as the configuration checks them (nothing is built)
-        registry.scorer_class(metric).Config.from_options(**options)
-    except (ValueError, TypeError) as err:
-        raise ValueError(f"{where}: {err}") from None
     if not isinstance(signature, str) or len(signature) > 4000:
         raise ValueError(f"{where}: the header's signature must be a string")
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_SEGMENTS:
@@ -123,16 +119,20 @@ def read_records(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record]]:
     return header, records
 
 
-def _read(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record], Dict[int, str]]:
+def _read(paths: Iterable[str], call: Any = None, *,
+          safe_only: bool = False) -> Tuple[Dict[str, Any], List[Record], Dict[int, str]]:
     """Read shard files and check them as untrusted data: the header's fields, each record's
     id (an integer in range, in the file's shard), the count of records against the header,
     that all files come from one run (metric, options, signature, segment count and the
     fingerprint of the inputs agree) and together cover every segment once (the same shard
     given twice is merged when its records are identical), each record's fields against the
     metric's declared fields under the file's options. Every error names the file and line and
-    quotes nothing of the file. Returns (header, records sorted by id, id -> "file, line N")."""
+    quotes nothing of the file. ``call``: the caller's resolved call, which the files' metric and
+    options must be; without it the first header's are resolved (once: the other headers must
+    equal it; ``safe_only``: those options must all be on the safe list, :func:`safe_option`).
+    The header returned holds the call under ``"call"``. Returns (header, records
+    sorted by id, id -> "file, line N")."""
     # long: one streaming pass over untrusted files; every check sits where its error can name the file and line
-    from nlgmetrics import registry
     from nlgmetrics.core import files
 
     header: Optional[Dict[str, Any]] = None
@@ -163,9 +163,11 @@ def _read(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record], Dict[int,
             raise ValueError(f"{path}, line 1: comes from a different run than {first_path} "
                              f"({'; '.join(differ)} differ)")
         n, shard = head["n_segments"], head["shard"]
-        cls = registry.scorer_class(head["metric"])
+        if path == first_path:  # the run's call, resolved once: the other files' headers equal this one
+            call = _run_call(call, head, f"{path}, line 1", safe_only)
+        cls = call.scorer
         nonfinite = cls.nonfinite_fields
-        fields = cls.record_fields(cls.Config.from_options(**head["options"]))  # options checked in the header
+        fields = cls.record_fields(call.config)
         mine: Dict[int, Record] = {}
         count = 0
         for lineno, line in enumerate(lines, start=2):
@@ -198,7 +200,34 @@ def _read(paths: Iterable[str]) -> Tuple[Dict[str, Any], List[Record], Dict[int,
         first = missing[0] if missing else len(ids)
         raise ValueError(f"{header['n_segments'] - len(ids)} segment(s) have no record (first: {first}); "
                          "a shard is missing")
-    return header, [by_id[i] for i in ids], wheres
+    return {**header, "call": call}, [by_id[i] for i in ids], wheres
+
+
+def _run_call(call: Any, head: Dict[str, Any], where: str, safe_only: bool) -> Any:
+    """The call of a run's records: the caller's (the files' metric and options must be its),
+    or the header's metric and options resolved by the front door (checked as a call is; with
+    ``safe_only`` none of them may name a path, model or device)."""
+    from nlgmetrics import registry
+
+    if call is None:
+        if safe_only:
+            config_cls = registry.scorer_class(head["metric"]).Config
+            unsafe = sorted(k for k in head["options"] if k in config_cls.names() and not safe_option(config_cls.spec(k)))
+            if unsafe:
+                raise ValueError(f"{where}: option(s) {', '.join(unsafe)} may name a path, model or device, and a "
+                                 "records file is data: give the metric and its options yourself "
+                                 f"(nlgmetrics reduce FILES --metric {head['metric']} -o KEY=VALUE ...)")
+        try:
+            return registry.resolve(head["metric"], head["options"], check_extras=False)  # inputs are in the records
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"{where}: {err}") from None
+    if call.metric != head["metric"]:
+        raise ValueError(f"{where}: the records are of metric {head['metric']!r}, not {call.metric!r}")
+    given, written = record_options(call.config), head["options"]
+    differ = sorted(k for k in set(given) | set(written) if json.dumps(given.get(k)) != json.dumps(written.get(k)))
+    if differ:
+        raise ValueError(f"{where}: the records were scored with other options ({', '.join(differ)} differ)")
+    return call
 
 
 def _signature_keys(signature: str) -> Tuple[str, List[str], str]:
@@ -225,12 +254,12 @@ def _check_signature(cls: Any, config: Any, signature: str, where: str) -> None:
 
 
 def reduce_files(paths: Iterable[str], metric: Optional[str] = None, options: Optional[Dict[str, Any]] = None,
-                 *, quiet: bool = True) -> MetricResult:
+                 *, call: Any = None, quiet: bool = True) -> MetricResult:
     """Merge shard files and run the metric's corpus reduction. The metric and options come
     from the caller; without them, from the files, but only when every option there is on
     the safe list (:func:`safe_option`): a file never names a path, a model or a device."""
     paths = [str(p) for p in paths]
-    scorer, header, records = load_records(paths, metric, options, quiet=quiet)
+    scorer, header, records = load_records(paths, metric, options, call=call, quiet=quiet)
     try:
         return scorer.reduce(records)
     except (KeyError, TypeError, IndexError, ValueError, AttributeError) as err:
@@ -239,39 +268,27 @@ def reduce_files(paths: Iterable[str], metric: Optional[str] = None, options: Op
 
 
 def load_records(paths: Iterable[str], metric: Optional[str] = None, options: Optional[Dict[str, Any]] = None,
-                 *, quiet: bool = True) -> Tuple[Scorer, Dict[str, Any], List[Record]]:
+                 *, call: Any = None, quiet: bool = True) -> Tuple[Scorer, Dict[str, Any], List[Record]]:
     """(scorer, header, records sorted by id) of merged shard files, the scorer built as
     :func:`reduce_files` builds it (checked against the files' options and signature), with no
     model loaded (:meth:`~nlgmetrics.core.scorer.Scorer.for_reduce`; ``quiet``: no bars where a
-    metric's reduction still needs its model, DATScore's)."""
+    metric's reduction still needs its model, DATScore's). The run's call is ``call`` (the
+    caller's, resolved once), else ``metric`` with ``options`` resolved here, else the files'
+    (only when every option there is on the safe list); ``header["call"]`` holds it."""
     from nlgmetrics import registry
 
     paths = [str(p) for p in paths]
-    header, records, wheres = _read(paths)
+    if call is None and options is not None:
+        if metric is None:
+            raise ValueError("options need the metric they are options of")
+        call = registry.resolve(metric, options, check_extras=False)  # per-segment inputs are in the records
+    header, records, wheres = _read(paths, call, safe_only=call is None)
     where = f"{paths[0]}, line 1"
     if metric is not None and metric != header["metric"]:
         raise ValueError(f"{where}: the records are of metric {header['metric']!r}, not {metric!r}")
-    cls = registry.scorer_class(header["metric"])
-    try:
-        in_file = cls.Config.from_options(**header["options"])
-    except ValueError as err:
-        raise ValueError(f"{where}: {err}") from None
-    if options is None:
-        unsafe = sorted(k for k in header["options"] if not safe_option(cls.Config.spec(k)))
-        if unsafe:
-            raise ValueError(f"{where}: option(s) {', '.join(unsafe)} may name a path, model or device, and a "
-                             "records file is data: give the metric and its options yourself "
-                             f"(nlgmetrics reduce FILES --metric {header['metric']} -o KEY=VALUE ...)")
-        config = in_file
-    else:
-        config = cls.Config.from_options(**options)
-        given, written = record_options(config), record_options(in_file)
-        differ = sorted(k for k in set(given) | set(written) if json.dumps(given.get(k)) != json.dumps(written.get(k)))
-        if differ:
-            names = ", ".join(differ)
-            raise ValueError(f"{where}: the records were scored with other options ({names} differ)")
-    _check_signature(cls, config, header["signature"], where)
-    scorer = cls.for_reduce(config, header["signature"], quiet=quiet)  # the records hold what models computed
+    call = header["call"]
+    _check_signature(call.scorer, call.config, header["signature"], where)
+    scorer = call.scorer.for_reduce(call.config, header["signature"], quiet=quiet)  # the records hold what models computed
     for rec in records:  # a stored score that disagrees with its details is never reduced
         try:
             derived = scorer.derived_fields(rec)
