@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("gradio")
 
+from nlgmetrics.core.call import resolve  # noqa: E402
 from nlgmetrics.space.limits import Limits  # noqa: E402
 from nlgmetrics.space.workers import (  # noqa: E402
     PREEMPT_SECONDS,
@@ -23,8 +24,7 @@ from nlgmetrics.space.workers import (  # noqa: E402
     picklable,
     serve_in_processes,
 )
-from nlgmetrics.core.call import resolve  # noqa: E402
-from tests.toy_scorers import ToyChrf, ToyConfig  # noqa: E402
+from tests.toy_scorers import ToyChrf  # noqa: E402
 
 WARNING = "toy: 1 segment(s) over the per-segment budget were cut to it"
 
