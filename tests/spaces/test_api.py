@@ -231,12 +231,18 @@ def test_once_launched_the_endpoint_scores_in_a_worker_process(monkeypatch):
     demo = _app("sam").build_demo(options={"base": "chrf"}, preload=False)
     page = _page(demo)
     inputs = example("sam")
+    lexicon = {"happy#a": 0.75, "sad#a": -0.5}
     with served(demo) as client:
         assert page.workers is not None and page.workers.running and not page.workers.started
         out = client.predict(**inputs, api_name="/score")
         assert page.workers.started  # a worker took the request
+        # a configuration holding a mapping does not pickle: that call is scored in the server
+        mood = {"predictions": ["what a happy day"], "references": ["what a sad day"]}
+        _, own, _ = page.request(registry.resolve("sam", {"base": "chrf", "lexicon": lexicon}), mood)
     expected = _expected("sam", inputs, {"base": "chrf"})
     assert out["scores"] == expected.scores and out["signature"] == expected.signature
+    assert own.scores == _expected("sam", mood, {"base": "chrf", "lexicon": lexicon}).scores
+    assert own.scores != _expected("sam", mood, {"base": "chrf"}).scores  # the caller's lexicon counted
 
 
 class RecordingClient:

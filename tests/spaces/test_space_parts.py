@@ -404,3 +404,30 @@ def test_page_clears_a_stale_start_up_warning(toy):
     assert "could not be loaded" in message.value  # under the Score button
     new_message, score, new_status, _ = _handler(demo, "score_page")("a b", "a b", "", 1.0)
     assert "data-role=\"corpus\"" in score and "could not be loaded" not in new_message + new_status
+
+
+def test_the_score_endpoint_on_the_toy_metric(toy):
+    """``/score`` in the server's process: named, typed parameters (the metric's per-segment
+    input among them), the JSON of the package's result, refusals as ``gr.Error``."""
+    demo = ui.build_space(_toy_spec(), preload=False)
+    api = _handler(demo, "score")
+    assert list(_page(demo).api_types()) == ["predictions", "references", "sources", "offsets", "scale", "dtype"]
+    preds, refs = ["the cat sat", "a dog"], ["the cat", "a dog ran"]
+    out = api(predictions=preds, references=refs, offsets=[0.5, -0.25], scale=2.0)
+    expected = nlgmetrics.score("toy", preds, refs, offsets=[0.5, -0.25], scale=2.0)
+    assert out == {"score": expected.score, "scores": expected.scores, "signature": expected.signature,
+                   "warnings": []}
+    assert api(preds, refs)["scores"] == nlgmetrics.score("toy", preds, refs).scores  # by position, the defaults
+    with pytest.raises(gr.Error, match="offsets has 1 items but predictions has 2"):
+        api(predictions=preds, references=refs, offsets=[0.5])
+    with pytest.raises(gr.Error, match="dtype 'fp64' is not offered by this Space"):
+        api(predictions=preds, references=refs, dtype="fp64")
+
+
+def test_the_json_answer_has_no_nan_and_keeps_the_warnings():
+    from nlgmetrics.space.api import result_json
+
+    result = MetricResult("toy", [1 / 3, float("nan")], float("inf"), "toy|v:0")
+    assert result_json(result, [("empty", "1 of 2 prediction(s) are empty")]) == {
+        "score": None, "scores": [1 / 3, None], "signature": "toy|v:0",
+        "warnings": [{"key": "empty", "message": "1 of 2 prediction(s) are empty"}]}

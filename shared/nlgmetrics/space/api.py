@@ -71,11 +71,10 @@ def typed(fn: Callable[..., Dict[str, Any]], types: Mapping[str, Any], defaults:
     return handler
 
 
-def describe(metric: str, extras: Mapping[str, str], specs: Mapping[str, OptionSpec],
-             settings: Sequence[str], noun: str) -> str:
+def describe(metric: str, extras: Mapping[str, str], specs: Mapping[str, OptionSpec], settings: Sequence[str]) -> str:
     """The endpoint's description in the API page: the texts, the per-segment inputs, each
     setting with its documentation, and the answer."""
-    lines = [f"Score {noun} texts with {metric}: one segment per list item, references aligned with the predictions "
+    lines = [f"Score with {metric}: one segment per list item, references aligned with the predictions "
              "(a list of references per prediction where the metric takes several), as nlgmetrics.score takes them."]
     lines += [f"{name}: {doc}" for name, doc in extras.items()]
     lines += [f"{name} (default: this Space's setting): {specs[name].doc}" for name in settings if name in specs]

@@ -262,18 +262,18 @@ class _Page:
     def request(self, call: Call, inputs: Dict[str, Any]) -> Tuple[Any, MetricResult, List[Warning_]]:
         """One request, from the page or the API: ``call``'s scorer (the page's reading and
         drawings use it), the result (in a worker process once the Space runs them, else with
-        that scorer here, within the limits) and the warnings the page shows."""
+        that scorer here, within the limits) and the warnings (in the package's words). A call that
+        cannot be sent (a configuration holding a mapping does not pickle) is scored here."""
         scorer = self.pool.get(call)
         scored = None
-        if self.workers is not None and self.workers.running:
+        if self.workers is not None and self.workers.running and picklable(call):
             try:
                 scored = self.workers.score(call, inputs, self.limits)
             except WorkersFailed as err:  # they cannot start: score here from now on
                 print(f"nlgmetrics Space: {err}", flush=True)
                 self.workers.close()
         result, issued = scored or score_capturing(scorer, inputs, self.pool.lock, self.limits, call.extras)
-        found = [(k, self.words(text)) for k, text in all_warnings(self.spec, scorer, result, inputs, issued)]
-        return scorer, result, found
+        return scorer, result, all_warnings(self.spec, scorer, result, inputs, issued)
 
     def shown(self, call: Call, scorer: Any, result: MetricResult, found: List[Warning_],
               inputs: Dict[str, Any]) -> Tuple[str, str]:
@@ -284,7 +284,7 @@ class _Page:
             warnings.simplefilter("ignore")
             measured = self.anchors.measure(call.config.key(), scorer, reading.anchors)
         box = reading_html(reading, measured, reading.anchors)
-        return warnings_html(found), score_html(result, inputs["predictions"], self.spec.note(result), box)
+        return warnings_html([(k, self.words(text)) for k, text in found]), score_html(result, inputs["predictions"], self.spec.note(result), box)
 
     def score_example(self, *values: Any) -> List[Any]:
         n_text = len(self.text_boxes)
@@ -324,15 +324,15 @@ class _Page:
     def score_api(self, *values: Any) -> Dict[str, Any]:
         """``/score``: the texts, the per-segment inputs and the settings (``None``: the
         page's) in :meth:`api_types`' order; the JSON answer of :func:`.api.result_json`, or
-        ``gr.Error`` with the page's message."""
-        given = dict(zip(self.api_types(), values))
+        ``gr.Error`` with the message the page shows (in the parameters' words: predictions)."""
+        given = dict(zip(self.api_names, values))
         inputs = {k: given.pop(k, None) for k in TEXTS}
         try:
             call = self.call(given)
             _, result, found = self.request(call, inputs)
         except Exception as err:  # noqa: BLE001 - the caller gets the page's one message
             traceback.print_exc()
-            raise gr.Error(self.words(explain_error(err)), print_exception=False) from err
+            raise gr.Error(explain_error(err), print_exception=False) from err
         return result_json(result, found)
 
     def api_types(self) -> Dict[str, Any]:
@@ -363,10 +363,11 @@ class _Page:
         types = self.api_types()
         required = {"predictions"} | {k for k, mode in (("references", self.cls.references_mode),
                                                          ("sources", self.cls.sources_mode)) if mode == "required"}
-        doc = self.words(describe(self.cls.name, self.cls.extra_inputs, {s.name: s for s in self.cls.Config.specs()},
-                                  self.names, self.spec.noun))
+        doc = describe(self.cls.name, self.cls.extra_inputs, {s.name: s for s in self.cls.Config.specs()}, self.names)
+        self.api_names = list(types)
         fn = typed(self.score_api, types, {n: None for n in types if n not in required}, doc)
         gr.api(on_gpu(fn), api_name="score", api_description=doc)
+
 
 def launch(demo: gr.Blocks, **kwargs: Any) -> Any:
     """Launch a Space app (``python app.py``): the server name and port from the usual
