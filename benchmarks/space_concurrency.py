@@ -53,17 +53,18 @@ def one_round() -> dict:
 
         def normal(k: int) -> float:
             start = time.perf_counter()
-            client.predict(NORMAL[0].format(k=k), NORMAL[1].format(k=k), "party", api_name="/score")
+            client.predict(predictions=[NORMAL[0].format(k=k)], references=[NORMAL[1].format(k=k)], variant="party",
+                           api_name="/score")
             return time.perf_counter() - start
 
         normal(0)  # warm-up: models, the reading's anchors
         alone = statistics.median(normal(k) for k in (1, 2, 3))
-        worst = "\n".join([" ".join(["x"] * MAX_TOKENS)] * 24)
+        worst = [" ".join(["x"] * MAX_TOKENS)] * 24
         heavy_s: dict = {}
 
         def heavy() -> None:
             start = time.perf_counter()
-            Client(url, verbose=False).predict(worst, worst, "party", api_name="/score")
+            Client(url, verbose=False).predict(predictions=worst, references=worst, variant="party", api_name="/score")
             heavy_s["s"] = time.perf_counter() - start
 
         thread = threading.Thread(target=heavy)

@@ -50,6 +50,10 @@ SLOW = ("tests/spaces/test_browser.py", "tests/core/test_memory.py", "tests/core
         "tests/spaces/test_workers.py::test_a_request_past", "tests/spaces/test_workers.py::test_a_newer_request",
         "tests/spaces/test_workers.py::test_a_worker_that_cannot", "tests/spaces/test_workers.py::test_the_workers_start",
         "tests/spaces/test_workers.py::test_a_page_whose",
+        # the Spaces' JSON endpoint (models load, apps launch); the TextEval representative (about
+        # 1.5 s of CPU) and the README checks stay in the loop
+        "tests/spaces/test_api.py::test_the_score_endpoint", "tests/spaces/test_api.py::test_sam_endpoint",
+        "tests/spaces/test_api.py::test_a_request", "tests/spaces/test_api.py::test_once_launched",
         # over 5 s each in the loop (pytest --durations): parity on 1,000 WMT pairs (bert_score runs
         # too), the meta-evaluation's simulations, RoMe's grammar classifier on many texts
         "tests/core/test_bertscore_parity.py::test_wmt_pairs",

@@ -218,7 +218,7 @@ def test_space_page(toysix):
                                                           (ui.Anchor("exact copy", "the cat", "the cat"),
                                                            ui.Anchor("an error", "a dog", "the cat"))))
     demo = ui.build_space(spec, preload=False)
-    score = next(f.fn for f in demo.fns.values() if f.api_name == "score")
-    _, shown, *_ = score("\n".join(HYPS), "\n".join(REFS), "", 1.0)
+    score = next(f.fn for f in demo.fns.values() if f.api_name == "score_page")
+    _, shown, *_ = score("\n".join(HYPS), "\n".join(REFS), 1.0)
     expected = nlgmetrics.score(NAME, HYPS, REFS).score
     assert f'data-value="{expected!r}"' in shown

@@ -95,12 +95,13 @@ def test_a_heavy_request_does_not_hold_a_normal_one():
     try:
         client = client_module.Client(f"http://127.0.0.1:{port}/", verbose=False)
         def normal(k):  # a fresh text each time: no cache answers it
-            return (f"He stayed home {k} times because it rained, although he wanted to go out.",
-                    f"Because it rained {k} times, he stayed at home, although he wanted to go out.", "party")
+            return {"predictions": [f"He stayed home {k} times because it rained, although he wanted to go out."],
+                    "references": [f"Because it rained {k} times, he stayed at home, although he wanted to go out."],
+                    "variant": "party"}
 
         def timed(k):
             start = time.perf_counter()
-            client.predict(*normal(k), api_name="/score")
+            client.predict(**normal(k), api_name="/score")
             return time.perf_counter() - start
 
         timed(0)  # warm-up: models, the reading's anchors
@@ -108,13 +109,13 @@ def test_a_heavy_request_does_not_hold_a_normal_one():
         # heavy: distinct English-like segments at the per-segment cap (~4 s each here); the
         # kernels' old worst case ("x x x ...", the same text 24 times) now takes ~2 s in all
         rng = random.Random(0)
-        heavy_texts = ["\n".join(_long_text(rng) for _ in range(8)) for _ in range(2)]
+        heavy_texts = [[_long_text(rng) for _ in range(8)] for _ in range(2)]
         failed: list = []
 
         def run_heavy():
             try:
                 client_module.Client(f"http://127.0.0.1:{port}/", verbose=False).predict(
-                    *heavy_texts, "party", api_name="/score")
+                    predictions=heavy_texts[0], references=heavy_texts[1], variant="party", api_name="/score")
             except Exception as exc:  # reported below: a thread's exception is otherwise lost
                 failed.append(exc)
 

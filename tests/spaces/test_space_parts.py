@@ -185,18 +185,41 @@ def test_free_text_settings_are_refused_and_choices_offered():
     assert isinstance(widgets["flag"], gr.Checkbox) and widgets["flag"].value is False
 
 
-def test_pool_checks_offered_values_and_options(toy):
+def test_pool_resolves_a_request_once_and_keeps_a_scorer_per_configuration(toy):
     pool = ui.ScorerPool("toy")
     runtime = ui.Runtime("cuda", "bf16", False)
     # "" = the option's default; the page's device and dtype go to configurations that take them
-    assert pool.options({"scale": 2.0, "unused": ""}, runtime) == {"scale": 2.0, "device": "cuda", "dtype": "bf16"}
+    call = pool.resolve({"scale": 2.0, "cache_dir": ""}, {"cache_dir": "/x", "lowercase": True}, runtime)
+    assert call.config == toy.Config(scale=2.0, lowercase=True, device="cuda", dtype="bf16") and call.scorer is toy
+    assert pool.resolve({}, {"mode": "none"}, runtime, fixed={"mode": "max"}).config.mode == "max"  # the app's own
     pool.offered["scale"] = [1.0, 2.0]
-    with pytest.raises(ValueError, match="not offered by this Space"):
-        pool.options({"scale": 3.0}, runtime)
-    with pytest.raises(ValueError, match="does not take"):
-        pool.options({"colour": "red"}, runtime)
-    scorer = pool.get({"scale": 2.0})
-    assert scorer is nlgmetrics.load("toy", scale=2.0) and scorer.quiet
+    with pytest.raises(ValueError, match="scale 3.0 is not offered by this Space"):
+        pool.resolve({"scale": 3.0}, {}, runtime)
+    with pytest.raises(ValueError, match="unknown option 'colour'; the options are: scale"):  # the resolver's
+        pool.resolve({"colour": "red"}, {}, runtime)
+    with pytest.raises(ValueError, match="mode"):  # a value the configuration refuses: its own message
+        pool.resolve({"mode": "median"}, {}, runtime)
+    scorer = pool.get(call)
+    assert scorer is nlgmetrics.load("toy", scale=2.0, lowercase=True, device="cuda", dtype="bf16") and scorer.quiet
+    assert pool.get(pool.resolve({"scale": 2.0}, {"lowercase": True}, runtime)) is scorer
+
+
+def test_an_apps_factory_gets_the_configuration_once_per_configuration(toy):
+    built = []
+
+    def factory(config):
+        built.append(config)
+        return toy(config, quiet=True)
+
+    pool = ui.ScorerPool("toy", factory)
+    runtime = ui.Runtime("cpu", "fp32", False)
+    first = pool.get(pool.resolve({"scale": 2.0}, {}, runtime))
+    assert pool.get(pool.resolve({"scale": 2.0, "mode": "max"}, {}, runtime)) is first  # the same configuration
+    assert built == [toy.Config(scale=2.0, device="cpu")]
+    for scale in (1.0, 3.0, 4.0, 5.0, 6.0):  # the pool keeps the last MAX_SCORERS
+        pool.get(pool.resolve({"scale": scale}, {}, runtime))
+    assert len(pool.scorers) == ui.settings.MAX_SCORERS and pool.get(pool.resolve({"scale": 2.0}, {}, runtime)) \
+        is not first
 
 
 def test_allowed_models_come_from_the_owner(monkeypatch):
@@ -326,35 +349,40 @@ def _handler(demo, api_name):
     return next(f.fn for f in demo.fns.values() if f.api_name == api_name)
 
 
+def _page(demo):
+    """The page behind a built Space (its Score button's handler wraps the page's method)."""
+    return _handler(demo, "score_page").__wrapped__.__self__
+
+
 def test_page_scores_reads_and_warns(toy, tmp_path):
     demo = ui.build_space(_toy_spec(), preload=False)
     ids = {getattr(block, "elem_id", None) for block in demo.blocks.values()}
     assert {"run", "score", "message", "runtime", "setting-scale", "batch-upload", "about"} <= ids
-    message, score, status, visual = _handler(demo, "score")("the cat sat\nder Hund", "the cat sat\nthe dog", "", 1.0)
+    message, score, status, visual = _handler(demo, "score_page")("the cat sat\nder Hund", "the cat sat\nthe dog", "", 1.0)
     expected = nlgmetrics.load("toy").score(["the cat sat", "der Hund"], ["the cat sat", "the dog"])
     assert f'data-value="{expected.score!r}"' in score and 'data-role="how-to-read"' in score
     anchors = nlgmetrics.load("toy").score(["the cat", "a dog"], ["the cat", "the cat"]).scores
     assert f'data-anchor="exact copy" data-value="{anchors[0]!r}"' in score
     assert "data-warning" not in message and "nlgm-scroll" in visual
-    message, *_ = _handler(demo, "score")("Der Hund schläft auf dem Sofa im Garten", "Die Katze", "", 1.0)
+    message, *_ = _handler(demo, "score_page")("Der Hund schläft auf dem Sofa im Garten", "Die Katze", "", 1.0)
     assert 'data-warning="tiny-corpus"' in message and 'data-warning="non-english"' in message
     # the metric's own non_english flag warns on every request (its Python warning comes once per scorer)
     scorer = nlgmetrics.load("toy")
     result = scorer.score(["Кошка"], ["Кошка"])
     result.corpus["non_english_segments"] = 1
-    from nlgmetrics.space.page import all_warnings
+    from nlgmetrics.space.report import all_warnings
 
     assert ("non-english", "1 segment(s) are mostly in a non-Latin script. The toy's lexicon are English-only: "
             "scores of other languages are not meaningful.") in all_warnings(
         _toy_spec(), scorer, result, {"predictions": ["Кошка"], "references": ["Кошка"]})
-    message, score, *_ = _handler(demo, "score")("a\nb", "r", "", 1.0)
+    message, score, *_ = _handler(demo, "score_page")("a\nb", "r", "", 1.0)
     assert "nlgm-error" in message and "2 prediction line(s)" in message and score == ""
     # a trailing blank line in both boxes is one more (empty) segment, as in a file: said in the page
-    message, score, *_ = _handler(demo, "score")("the cat sat\nthe dog\n\n", "the cat sat\nthe dog\n\n", "", 1.0)
+    message, score, *_ = _handler(demo, "score_page")("the cat sat\nthe dog\n\n", "the cat sat\nthe dog\n\n", "", 1.0)
     padded = nlgmetrics.load("toy").score(["the cat sat", "the dog", ""], ["the cat sat", "the dog", ""])
     assert f'data-value="{padded.score!r}"' in score
     assert 'data-warning="empty"' in message and "1 of 3 prediction(s) are empty" in message
-    message, *_ = _handler(demo, "score")("the cat sat\nthe dog", "the cat sat\nthe dog", "", 1.0)
+    message, *_ = _handler(demo, "score_page")("the cat sat\nthe dog", "the cat sat\nthe dog", "", 1.0)
     assert 'data-warning="empty"' not in message
     path = _write(tmp_path / "up.jsonl", '{"prediction": "=1+1", "reference": "=1+1"}\n'
                                          '{"prediction": "x", "reference": "y"}\n')
@@ -364,15 +392,42 @@ def test_page_scores_reads_and_warns(toy, tmp_path):
 
 
 def test_page_clears_a_stale_start_up_warning(toy):
-    def failing_then_working(**options):
+    def failing_then_working(config):
         if not failing_then_working.ready:
             failing_then_working.ready = True
             raise ValueError("model not available")
-        return nlgmetrics.load("toy", **options)
+        return nlgmetrics.load("toy", config)
 
     failing_then_working.ready = False
     demo = ui.build_space(_toy_spec(), scorer_factory=failing_then_working)
     message = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "message")
     assert "could not be loaded" in message.value  # under the Score button
-    new_message, score, new_status, _ = _handler(demo, "score")("a b", "a b", "", 1.0)
+    new_message, score, new_status, _ = _handler(demo, "score_page")("a b", "a b", "", 1.0)
     assert "data-role=\"corpus\"" in score and "could not be loaded" not in new_message + new_status
+
+
+def test_the_score_endpoint_on_the_toy_metric(toy):
+    """``/score`` in the server's process: named, typed parameters (the metric's per-segment
+    input among them), the JSON of the package's result, refusals as ``gr.Error``."""
+    demo = ui.build_space(_toy_spec(), preload=False)
+    api = _handler(demo, "score")
+    assert list(_page(demo).api_types()) == ["predictions", "references", "sources", "offsets", "scale", "dtype"]
+    preds, refs = ["the cat sat", "a dog"], ["the cat", "a dog ran"]
+    out = api(predictions=preds, references=refs, offsets=[0.5, -0.25], scale=2.0)
+    expected = nlgmetrics.score("toy", preds, refs, offsets=[0.5, -0.25], scale=2.0)
+    assert out == {"score": expected.score, "scores": expected.scores, "signature": expected.signature,
+                   "warnings": []}
+    assert api(preds, refs)["scores"] == nlgmetrics.score("toy", preds, refs).scores  # by position, the defaults
+    with pytest.raises(gr.Error, match="offsets has 1 items but predictions has 2"):
+        api(predictions=preds, references=refs, offsets=[0.5])
+    with pytest.raises(gr.Error, match="dtype 'fp64' is not offered by this Space"):
+        api(predictions=preds, references=refs, dtype="fp64")
+
+
+def test_the_json_answer_has_no_nan_and_keeps_the_warnings():
+    from nlgmetrics.space.api import result_json
+
+    result = MetricResult("toy", [1 / 3, float("nan")], float("inf"), "toy|v:0")
+    assert result_json(result, [("empty", "1 of 2 prediction(s) are empty")]) == {
+        "score": None, "scores": [1 / 3, None], "signature": "toy|v:0",
+        "warnings": [{"key": "empty", "message": "1 of 2 prediction(s) are empty"}]}

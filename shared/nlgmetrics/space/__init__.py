@@ -2,7 +2,8 @@
 :mod:`.runtime` (device, dtype, ZeroGPU, the owner's model list), :mod:`.settings` (settings
 generated from the metric's configuration, the scorer pool), :mod:`.inputs` (text boxes,
 uploads, score files), :mod:`.draw` (HTML/SVG drawings), :mod:`.report` (score, how to read
-it, warnings) and :mod:`.page` (the page itself: :class:`SpaceSpec`, :func:`build_space`)."""
+it, warnings), :mod:`.api` (the JSON endpoint ``/score`` and named API parameters, for
+programs) and :mod:`.page` (the page itself: :class:`SpaceSpec`, :func:`build_space`)."""
 from .draw import (
                    MAX_DRAWN,
                    MAX_HEATMAP,

@@ -29,7 +29,7 @@ def compare_components() -> Tuple[Any, Any, Any]:
         second = gr.Textbox(lines=2, max_lines=12, elem_id="input-second",
                             label="Second system's predictions (one per line, the same segments as above)")
         button = gr.Button("Compare", elem_id="compare-run")
-        out = gr.HTML(elem_id="compare-result")
+        out = gr.HTML(elem_id="compare-result", label="comparison")
     return second, button, out
 
 

@@ -29,7 +29,7 @@ import contextlib
 import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from nlgmetrics.core import files
 from nlgmetrics.core.environment import env_flag, env_int
@@ -84,13 +84,17 @@ class Limits:
     def check(self, inputs: Dict[str, Any]) -> None:
         """``ValueError`` when a request is over the segment or character cap."""
         preds = inputs["predictions"]
+        if not isinstance(preds, (list, tuple)):  # the scorer's own input step says what it takes
+            return
         if len(preds) > self.segments:
             raise ValueError(f"{len(preds):,} segments: this Space scores at most {self.segments:,} per request "
                              "(use the Python package or the CLI for more)")
         total = 0
         for name in ("predictions", "references", "sources"):
-            for item in inputs.get(name) or []:
-                total += sum(len(t) for t in ([item] if isinstance(item, str) else item) if isinstance(t, str))
+            given = inputs.get(name)
+            for item in given if isinstance(given, (list, tuple)) else []:
+                texts = [item] if isinstance(item, str) else item if isinstance(item, (list, tuple)) else []
+                total += sum(len(t) for t in texts if isinstance(t, str))
         if total > self.chars:
             raise ValueError(f"{total:,} characters in all: this Space scores at most {self.chars:,} per request "
                              "(use the Python package or the CLI for more)")
@@ -100,16 +104,19 @@ class Limits:
         return files.limits(self.upload_bytes, self.line_bytes)
 
     def score(self, scorer: Any, inputs: Dict[str, Any], lock: Any,
-              progress: Optional[Callable[[int, int], None]] = None) -> MetricResult:
+              progress: Optional[Callable[[int, int], None]] = None,
+              extras: Optional[Mapping[str, Any]] = None) -> MetricResult:
         """``scorer.score`` of the request within the limits: checked first, scored
         :data:`CHUNK` segments at a time (under ``lock``, released between chunks, when
         :attr:`serialize`), stopped with ``TimeoutError`` once :attr:`seconds` have passed; the
-        same result as one call. ``progress(done, total)`` is called before each chunk."""
+        same result as one call. ``progress(done, total)`` is called before each chunk;
+        ``extras``: the call's per-segment inputs (SAM's ``base_scores``)."""
         self.check(inputs)
         start = time.monotonic()
         lock = lock if self.serialize else contextlib.nullcontext()
         with lock:
-            valid = scorer.validate(inputs["predictions"], inputs.get("references"), inputs.get("sources"))
+            valid = scorer.validate(inputs["predictions"], inputs.get("references"), inputs.get("sources"),
+                                    **dict(extras or {}))
         if len(valid) == 0:
             raise ValueError("predictions is empty; give at least one segment")
         records: List[Dict[str, Any]] = []

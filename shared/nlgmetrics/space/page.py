@@ -17,9 +17,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import gradio as gr
 
-from nlgmetrics.core.inputs import reference_group
+from nlgmetrics.core.call import Call
 from nlgmetrics.core.result import MetricResult
 
+from .api import TEXTS, describe, named, option_type, result_json, text_types, typed
 from .compare import compare_components, compare_handler
 from .draw import MAX_DRAWN
 from .inputs import MAX_BATCH_ROWS, example_inputs, read_batch, write_batch
@@ -28,16 +29,16 @@ from .report import (
     AnchorScores,
     Reading,
     Warning_,
-    captured,
-    english_warning,
+    all_warnings,
     explain_error,
     message_html,
     reading_html,
+    score_capturing,
     score_html,
     warnings_html,
 )
 from .runtime import Runtime, default_profile, detect_runtime, on_gpu
-from .settings import DEFAULT, Factory, ScorerPool, Setting, build_settings, setting_choices
+from .settings import Factory, ScorerPool, Setting, build_settings, setting_choices
 from .workers import WorkerPool, WorkersFailed, picklable, serve_in_processes
 
 #: the gradio version the Spaces are written for (their README's ``sdk_version``)
@@ -95,44 +96,6 @@ def status_html(runtime: Runtime, uses_models: bool, preloaded: bool, error: Opt
                                "warning", "startup")
 
 
-def score_capturing(scorer: Any, inputs: Dict[str, Any], lock: Any = None,
-                    limits: Optional[Limits] = None) -> Tuple[MetricResult, List[Warning_]]:
-    """The scorer's result and the warnings the package issued meanwhile (truncation, tiny
-    corpora, ...): the page shows the core's own words. With ``lock``: within the request
-    ``limits`` (:mod:`.limits`), the lock held per chunk of segments."""
-    with warnings.catch_warnings(record=True) as records:
-        warnings.simplefilter("always")
-        if lock is not None:
-            result = (limits or Limits()).score(scorer, inputs, lock)
-        else:
-            result = scorer.score(inputs["predictions"], inputs["references"], inputs["sources"])
-    return result, captured(records)
-
-
-def all_warnings(spec: SpaceSpec, scorer: Any, result: MetricResult, inputs: Dict[str, Any],
-                 issued: Sequence[Warning_] = ()) -> List[Warning_]:
-    """The metric's own warnings, the app's and, for English-only metrics, the language check
-    (unless the metric said so itself)."""
-    out = list(issued) + list(spec.warnings(scorer, result, inputs))
-    out += [("metric", str(text)) for text in result.corpus.get("warnings", []) or []]
-    empty = sum(not str(p).strip() for p in inputs["predictions"])
-    if empty:  # a stray blank line (a trailing one, say) is a segment, as in a file, and moves the score
-        out.append(("empty", f"{empty} of {len(inputs['predictions'])} prediction(s) are empty and are scored as "
-                             "empty texts (in the text boxes a blank line is a segment, as in a file): remove "
-                             "blank lines or empty rows you did not mean."))
-    if spec.english_only:
-        refs = inputs.get("references") or []
-        texts = list(inputs["predictions"]) + [r for ref in refs for r in reference_group(ref)]
-        flagged = result.corpus.get("non_english_segments")
-        if flagged and not any(key == "non-english" for key, _ in out):
-            # the metric's own flag: its Python warning comes once per scorer, and the page reuses scorers
-            out.append(("non-english", f"{flagged} segment(s) are mostly in a non-Latin script. {spec.english_only} "
-                                       "are English-only: scores of other languages are not meaningful."))
-        if not any(key == "non-english" for key, _ in out):
-            out += english_warning(texts, spec.english_only)
-    return out
-
-
 #: the page's own style: the examples table wraps its cells at phone width (no column cut off)
 #: and keeps each example row to two lines, so the button and the score stay in view
 PAGE_CSS = ("<style>#examples td,#examples th{white-space:normal!important;overflow-wrap:anywhere;max-width:45vw}"
@@ -152,8 +115,8 @@ def page_words(text: str, noun: str) -> str:
 
 def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
                 options: Optional[Mapping[str, Any]] = None, preload: bool = True) -> gr.Blocks:
-    """The ``gr.Blocks`` of a metric's Space (not launched). ``scorer_factory(**options)``
-    builds scorers (default :func:`nlgmetrics.load`, cached per configuration); ``options``
+    """The ``gr.Blocks`` of a metric's Space (not launched). ``scorer_factory(config)``
+    builds scorers (default :func:`nlgmetrics.registry.load_call`; one per configuration); ``options``
     are the initial setting values; with ``preload`` the initial configuration's models load
     now, at start-up, and a failure shows under the Score button until a score succeeds."""
     return _Page(spec, scorer_factory, options).build(preload)
@@ -161,8 +124,9 @@ def build_space(spec: SpaceSpec, scorer_factory: Optional[Factory] = None,
 
 class _Page:
     """One Space page: the layout (:meth:`example_tab`, :meth:`batch_tab`,
-    :meth:`settings_column`), the start-up load (:meth:`preload`) and the two handlers
-    (:meth:`score_example`, :meth:`score_file`)."""
+    :meth:`settings_column`), the start-up load (:meth:`preload`), one request's way
+    (:meth:`call`: resolved once; :meth:`request`: scored, warned) and its three ways in
+    (:meth:`score_example`, :meth:`score_file`, :meth:`score_api`)."""
 
     def __init__(self, spec: SpaceSpec, scorer_factory: Optional[Factory], options: Optional[Mapping[str, Any]]):
         self.spec = spec
@@ -172,8 +136,8 @@ class _Page:
         self.limits = Limits.from_env(serialize=self.runtime.device != "cpu")
         in_processes = self.limits.processes and not self.limits.serialize and not self.runtime.zero_gpu
         #: on the CPU, once launched, requests are scored in worker processes (:mod:`.limits`)
-        self.workers = WorkerPool(self.pool.factory, self.limits.concurrency) \
-            if in_processes and picklable(self.pool.factory) else None
+        self.workers = WorkerPool(self.pool.build, self.limits.concurrency) \
+            if in_processes and picklable(self.pool.build) else None
         self.initial = dict(options or {})
         if "profile" in self.cls.Config.names() and "profile" not in self.initial:
             self.initial["profile"] = default_profile(list(self.cls.Config.spec("profile").choices or ()))
@@ -200,6 +164,7 @@ class _Page:
                 self.settings_column()
             self.preload(preload)
             self.connect()
+            self.connect_api()
         demo = queued(demo, self.limits)
         return demo if self.workers is None else serve_in_processes(demo, self.workers, self.warm_up)
 
@@ -218,9 +183,11 @@ class _Page:
             self.text_boxes = [gr.Textbox(value=first.get(k, ""), lines=2, max_lines=12, label=self.words(labels[k]),
                                           elem_id=f"input-{k}") for k in self.keys]
             self.run_button = gr.Button("Score", variant="primary", elem_id="run")
-            self.score = gr.HTML(elem_id="score")  # right under the button, messages below it
-            self.message = gr.HTML(elem_id="message")
+            self.score = gr.HTML(elem_id="score", label="score")  # right under the button, messages below it
+            self.message = gr.HTML(elem_id="message", label="messages")
             self.visuals = self.spec.visuals()  # the drawings next to the score, then the other examples
+            for visual in self.visuals:  # named in the API page by their element id
+                visual.label = visual.label or visual.elem_id
             self.second_box, self.compare_button, self.compare_out = compare_components()
             if self.spec.examples:
                 gr.Examples([[ex.get(k, "") for k in self.keys] for ex in self.spec.examples], inputs=self.text_boxes,
@@ -240,8 +207,8 @@ class _Page:
             self.upload = gr.File(label="CSV or JSONL file", file_types=[".csv", ".tsv", ".jsonl", ".json"],
                                   elem_id="batch-upload")
             self.batch_button = gr.Button("Score file", variant="primary", elem_id="batch-run")
-            self.batch_score = gr.HTML(elem_id="batch-score")
-            self.batch_message = gr.HTML(elem_id="batch-message")
+            self.batch_score = gr.HTML(elem_id="batch-score", label="score")
+            self.batch_message = gr.HTML(elem_id="batch-message", label="messages")
             self.download = gr.File(label="Scores", file_count="multiple", interactive=False, elem_id="batch-download")
 
     def settings_column(self) -> None:
@@ -254,22 +221,26 @@ class _Page:
                         _dtype_choices(runtime), value=self.initial.get("dtype", runtime.dtype), label="dtype",
                         info=f"models run on {runtime.device}; bf16/fp16 halve memory on a GPU", elem_id="setting-dtype")
                     pool.offered["dtype"] = _dtype_choices(runtime)
-                self.status = gr.HTML(elem_id="runtime")
+                self.status = gr.HTML(elem_id="runtime", label="status")
         self.names = list(components)
         self.settings = [components[n] for n in self.names]
+        #: the settings the page starts with: what a request leaves out (the API's defaults)
+        self.preset = {n: c.value for n, c in zip(self.names, self.settings)}
 
-    def current_options(self, values: Sequence[Any]) -> Dict[str, Any]:
-        return self.pool.options({**dict(zip(self.names, values)), **self.spec.fixed_options}, self.runtime)
+    def call(self, given: Mapping[str, Any]) -> Call:
+        """The request's call, resolved once (:meth:`ScorerPool.resolve`): the settings
+        ``given`` by name (and per-segment inputs) on top of the page's initial ones."""
+        return self.pool.resolve(given, self.preset, self.runtime, self.spec.fixed_options)
 
-    def warm_up(self) -> Optional[Tuple[Dict[str, Any], Dict[str, Any]]]:
-        """What a worker process scores first: the settings' initial options and three short
+    def warm_up(self) -> Optional[Tuple[Call, Dict[str, Any]]]:
+        """What a worker process scores first: the settings' initial call and three short
         lines of its own (not an example: the caches it fills would keep the example's
         warnings from the first visitor); ``None`` when they are refused."""
         lines = "The first warm-up line.\nA second one, a little longer than the first.\nAnd a third."
         try:
             inputs = example_inputs(self.cls, lines, lines, lines if self.cls.sources_mode != "none" else None,
                                     self.spec.reference_set)
-            return self.current_options([getattr(c, "value", DEFAULT) for c in self.settings]), inputs
+            return self.call({}), inputs
         except ValueError:
             return None
 
@@ -279,7 +250,7 @@ class _Page:
         error = None
         if preload:
             try:
-                self.pool.get(self.current_options([getattr(c, "value", DEFAULT) for c in self.settings]))
+                self.pool.get(self.call({}))
             except Exception as err:  # noqa: BLE001 - shown in the page, the app still starts
                 error = err
         self.status.value = status_html(self.runtime, self.pool.uses_models, preload and error is None, None)
@@ -288,25 +259,32 @@ class _Page:
             self.message.value = message_html(
                 f"The models of the initial settings could not be loaded: {explain_error(error)}", "warning", "startup")
 
-    def scored(self, scorer: Any, chosen: Dict[str, Any], inputs: Dict[str, Any]) -> Tuple[MetricResult, str, str]:
-        """Scored in a worker process once the Space runs them, else with ``scorer`` here; the
-        reading, its reference points and the warnings use ``scorer``."""
-        spec = self.spec
+    def request(self, call: Call, inputs: Dict[str, Any]) -> Tuple[Any, MetricResult, List[Warning_]]:
+        """One request, from the page or the API: ``call``'s scorer (the page's reading and
+        drawings use it), the result (in a worker process once the Space runs them, else with
+        that scorer here, within the limits) and the warnings (in the package's words). A call that
+        cannot be sent (a configuration holding a mapping does not pickle) is scored here."""
+        scorer = self.pool.get(call)
         scored = None
-        if self.workers is not None and self.workers.running:
+        if self.workers is not None and self.workers.running and picklable(call):
             try:
-                scored = self.workers.score(chosen, inputs, self.limits)
+                scored = self.workers.score(call, inputs, self.limits)
             except WorkersFailed as err:  # they cannot start: score here from now on
                 print(f"nlgmetrics Space: {err}", flush=True)
                 self.workers.close()
-        result, issued = scored or score_capturing(scorer, inputs, self.pool.lock, self.limits)
-        reading = spec.reading(scorer)
+        result, issued = scored or score_capturing(scorer, inputs, self.pool.lock, self.limits, call.extras)
+        return scorer, result, all_warnings(self.spec, scorer, result, inputs, issued)
+
+    def shown(self, call: Call, scorer: Any, result: MetricResult, found: List[Warning_],
+              inputs: Dict[str, Any]) -> Tuple[str, str]:
+        """The warnings and the score as the page shows them, with the reading and its reference
+        points (measured once per configuration)."""
+        reading = self.spec.reading(scorer)
         with self.pool.lock, warnings.catch_warnings():  # the reference points' own warnings are not the user's
             warnings.simplefilter("ignore")
-            measured = self.anchors.measure(repr(sorted(chosen.items())), scorer, reading.anchors)
+            measured = self.anchors.measure(call.config.key(), scorer, reading.anchors)
         box = reading_html(reading, measured, reading.anchors)
-        found = [(k, self.words(text)) for k, text in all_warnings(spec, scorer, result, inputs, issued)]
-        return result, warnings_html(found), score_html(result, inputs["predictions"], spec.note(result), box)
+        return warnings_html([(k, self.words(text)) for k, text in found]), score_html(result, inputs["predictions"], self.spec.note(result), box)
 
     def score_example(self, *values: Any) -> List[Any]:
         n_text = len(self.text_boxes)
@@ -315,9 +293,9 @@ class _Page:
         try:
             inputs = example_inputs(self.cls, texts.get("predictions"), texts.get("references"),
                                     texts.get("sources"), self.spec.reference_set)
-            chosen = self.current_options(values[n_text:])
-            scorer = self.pool.get(chosen)
-            result, warned, shown = self.scored(scorer, chosen, inputs)
+            call = self.call(dict(zip(self.names, values[n_text:])))
+            scorer, result, found = self.request(call, inputs)
+            warned, shown = self.shown(call, scorer, result, found, inputs)
             with self.pool.lock:
                 drawn = list(self.spec.explain(scorer, result, inputs))
         except Exception as err:  # noqa: BLE001 - every failure becomes a message in the page
@@ -333,9 +311,9 @@ class _Page:
                 raise ValueError("Upload a CSV or JSONL file first.")
             with self.limits.uploads():
                 inputs = read_batch(path, self.cls)
-            chosen = self.current_options(values)
-            scorer = self.pool.get(chosen)
-            result, warned, shown = self.scored(scorer, chosen, inputs)
+            call = self.call(dict(zip(self.names, values)))
+            scorer, result, found = self.request(call, inputs)
+            warned, shown = self.shown(call, scorer, result, found, inputs)
             files = write_batch(result, inputs)
         except Exception as err:  # noqa: BLE001
             traceback.print_exc()
@@ -343,17 +321,52 @@ class _Page:
         info = message_html(f"Scored {len(result)} segments from {Path(path).name}.", "info")
         return [info + warned, shown, files, self.fresh_status]
 
+    def score_api(self, *values: Any) -> Dict[str, Any]:
+        """``/score``: the texts, the per-segment inputs and the settings (``None``: the
+        page's) in :meth:`api_types`' order; the JSON answer of :func:`.api.result_json`, or
+        ``gr.Error`` with the message the page shows (in the parameters' words: predictions)."""
+        given = dict(zip(self.api_names, values))
+        inputs = {k: given.pop(k, None) for k in TEXTS}
+        try:
+            call = self.call(given)
+            _, result, found = self.request(call, inputs)
+        except Exception as err:  # noqa: BLE001 - the caller gets the page's one message
+            traceback.print_exc()
+            raise gr.Error(explain_error(err), print_exception=False) from err
+        return result_json(result, found)
+
+    def api_types(self) -> Dict[str, Any]:
+        """``/score``'s parameters and their types: the texts, the metric's per-segment inputs,
+        the page's settings."""
+        specs = {s.name: s for s in self.cls.Config.specs()}
+        return {**text_types(self.cls), **{name: Optional[List[Any]] for name in self.cls.extra_inputs},
+                **{n: option_type(specs[n], self.pool.offered.get(n)) for n in self.names}}
+
     def connect(self) -> None:
-        self.run_button.click(on_gpu(self.score_example), inputs=self.text_boxes + self.settings,
-                              outputs=[self.message, self.score, self.status] + self.visuals, api_name="score",
+        """The page's events, their API parameters named after the text boxes and settings."""
+        self.run_button.click(on_gpu(named(self.score_example, self.keys + self.names)),
+                              inputs=self.text_boxes + self.settings,
+                              outputs=[self.message, self.score, self.status] + self.visuals, api_name="score_page",
                               show_progress_on=[self.score])
         compare = compare_handler(self.cls, self.keys, self.spec.reference_set,
-                                  lambda v: self.pool.get(self.current_options(v)), self.pool.lock)
-        self.compare_button.click(on_gpu(compare), inputs=self.text_boxes + [self.second_box] + self.settings,
+                                  lambda v: self.pool.get(self.call(dict(zip(self.names, v)))), self.pool.lock)
+        self.compare_button.click(on_gpu(named(compare, self.keys + ["second_predictions"] + self.names)),
+                                  inputs=self.text_boxes + [self.second_box] + self.settings,
                                   outputs=[self.compare_out], api_name="compare", show_progress_on=[self.compare_out])
-        self.batch_button.click(on_gpu(self.score_file, duration=300), inputs=[self.upload] + self.settings,
+        self.batch_button.click(on_gpu(named(self.score_file, ["file"] + self.names), duration=300),
+                                inputs=[self.upload] + self.settings,
                                 outputs=[self.batch_message, self.batch_score, self.download, self.status],
                                 api_name="score_file", show_progress_on=[self.batch_score])
+
+    def connect_api(self) -> None:
+        """``/score`` for programs (:mod:`.api`): the same request as the page's."""
+        types = self.api_types()
+        required = {"predictions"} | {k for k, mode in (("references", self.cls.references_mode),
+                                                         ("sources", self.cls.sources_mode)) if mode == "required"}
+        doc = describe(self.cls.name, self.cls.extra_inputs, {s.name: s for s in self.cls.Config.specs()}, self.names)
+        self.api_names = list(types)
+        fn = typed(self.score_api, types, {n: None for n in types if n not in required}, doc)
+        gr.api(on_gpu(fn), api_name="score", api_description=doc)
 
 
 def launch(demo: gr.Blocks, **kwargs: Any) -> Any:

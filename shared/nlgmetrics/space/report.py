@@ -1,19 +1,23 @@
 """What a Space says about a result: message boxes, the corpus score with its "how to read
 this" box (range, direction, whether a segment's score depends on the other lines, and
 reference points measured with the current settings: an exact copy, a paraphrase, an error),
-the per-segment table, in-page warnings, and a rough check for non-English input to metrics
-whose resources are English-only."""
+the per-segment table, in-page warnings (the package's own, captured while scoring, and the
+app's: :func:`all_warnings`), and a rough check for non-English input to metrics whose
+resources are English-only."""
 from __future__ import annotations
 
 import html
 import re
+import warnings
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from nlgmetrics.core.cache import LRUCache
+from nlgmetrics.core.inputs import reference_group
 from nlgmetrics.core.result import MetricResult
 
 from .draw import fmt, shorten
+from .limits import Limits
 
 #: a warning: (key for scripts and tests, text for people)
 Warning_ = Tuple[str, str]
@@ -188,3 +192,41 @@ def truncation_warning(texts: Sequence[str], limit: int, unit: str, what: str,
     lines = ", ".join(map(str, long[:10])) + (" ..." if len(long) > 10 else "")
     return [("truncation", f"Line(s) {lines} are longer than {limit} {unit}: {what} only the first {limit}.")]
 
+
+def score_capturing(scorer: Any, inputs: Dict[str, Any], lock: Any = None, limits: Optional[Limits] = None,
+                    extras: Optional[Mapping[str, Any]] = None) -> Tuple[MetricResult, List[Warning_]]:
+    """The scorer's result and the warnings the package issued meanwhile (truncation, tiny
+    corpora, ...): the page shows the core's own words. With ``lock``: within the request
+    ``limits`` (:mod:`.limits`), the lock held per chunk of segments. ``extras``: the call's
+    per-segment inputs."""
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
+        if lock is not None:
+            result = (limits or Limits()).score(scorer, inputs, lock, extras=extras)
+        else:
+            result = scorer.score(inputs["predictions"], inputs["references"], inputs["sources"], **dict(extras or {}))
+    return result, captured(records)
+
+
+def all_warnings(spec: Any, scorer: Any, result: MetricResult, inputs: Dict[str, Any],
+                 issued: Sequence[Warning_] = ()) -> List[Warning_]:
+    """The metric's own warnings, the app's and, for English-only metrics, the language check
+    (unless the metric said so itself)."""
+    out = list(issued) + list(spec.warnings(scorer, result, inputs))
+    out += [("metric", str(text)) for text in result.corpus.get("warnings", []) or []]
+    empty = sum(not str(p).strip() for p in inputs["predictions"])
+    if empty:  # a stray blank line (a trailing one, say) is a segment, as in a file, and moves the score
+        out.append(("empty", f"{empty} of {len(inputs['predictions'])} prediction(s) are empty and are scored as "
+                             "empty texts (in the text boxes a blank line is a segment, as in a file): remove "
+                             "blank lines or empty rows you did not mean."))
+    if spec.english_only:
+        refs = inputs.get("references") or []
+        texts = list(inputs["predictions"]) + [r for ref in refs for r in reference_group(ref)]
+        flagged = result.corpus.get("non_english_segments")
+        if flagged and not any(key == "non-english" for key, _ in out):
+            # the metric's own flag: its Python warning comes once per scorer, and the page reuses scorers
+            out.append(("non-english", f"{flagged} segment(s) are mostly in a non-Latin script. {spec.english_only} "
+                                       "are English-only: scores of other languages are not meaningful."))
+        if not any(key == "non-english" for key, _ in out):
+            out += english_warning(texts, spec.english_only)
+    return out

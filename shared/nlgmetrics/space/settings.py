@@ -3,23 +3,28 @@ shown option becomes a widget by its type and choices (radio or dropdown for cho
 for booleans, a bounded number box for numbers), labelled with the option's name and its
 one-line documentation. Free text is never offered: a string option without choices needs a
 fixed list from the app (languages, the owner's models). The scorer pool builds scorers once
-per configuration and checks every value against what the page offers."""
+per configuration and checks every value against what the page offers; the resolver checks
+the rest, once per request."""
 from __future__ import annotations
 
 import functools
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 from nlgmetrics import registry
-from nlgmetrics.core.call import resolve
+from nlgmetrics.core.call import Call
 from nlgmetrics.core.config import MetricConfig, OptionSpec
 
 from .runtime import Runtime
 
-Factory = Callable[..., Any]
+#: an app's scorer factory: the scorer of a checked configuration (``factory(config)``)
+Factory = Callable[[MetricConfig], Any]
 #: the value a widget uses for "the option's own default / none" (the pool drops it)
 DEFAULT = ""
+#: scorers a page keeps (one per configuration asked for, least recently used dropped)
+MAX_SCORERS = 4
 
 
 @dataclass(frozen=True)
@@ -88,40 +93,74 @@ def build_settings(config: Type[MetricConfig], shown: Sequence[Union[str, Settin
 
 
 class ScorerPool:
-    """Scorers by configuration, built once with ``factory(**options)`` (default
-    :func:`nlgmetrics.load`, quiet); ``device``/``dtype`` are set when the configuration has
-    them. Scoring is serialised: one request at a time uses the models."""
+    """A Space's calls and scorers. :meth:`resolve` turns a request's settings into a call
+    (:class:`nlgmetrics.core.call.Call`) through the one front door, once per request;
+    :meth:`get` gives the call's scorer, built once per configuration (keyed by
+    ``config.key()``) with ``factory(config)`` when the app gives one, else
+    :func:`nlgmetrics.registry.load_call` (quiet). Scoring is serialised: one request at a
+    time uses the models."""
 
     def __init__(self, metric: str, factory: Optional[Factory] = None) -> None:
         self.metric = metric
         self.cls = registry.scorer_class(metric)
-        self.factory = factory or functools.partial(registry.load, metric, quiet=True)
+        #: builds a scorer from a call; picklable when the app's factory is (worker processes)
+        self.build: Callable[[Call], Any] = _LOAD_CALL if factory is None else functools.partial(_from_config,
+                                                                                                 factory)
         self.lock = threading.RLock()
         self.accepted = set(self.cls.Config.names())
         #: option -> the values the page offers (checked again on the server)
         self.offered: Dict[str, List[Any]] = {}
+        self.scorers: "OrderedDict[Tuple[Any, ...], Any]" = OrderedDict()
 
     @property
     def uses_models(self) -> bool:
         return "device" in self.accepted
 
-    def options(self, options: Mapping[str, Any], runtime: Runtime) -> Dict[str, Any]:
-        out = {k: v for k, v in options.items() if v is not None and v != DEFAULT}
+    def resolve(self, given: Mapping[str, Any], preset: Mapping[str, Any], runtime: Runtime,
+                fixed: Optional[Mapping[str, Any]] = None) -> Call:
+        """The call of a request: ``given`` (the settings sent, by name; ``None`` = not sent,
+        ``DEFAULT`` = the option's own default) on top of ``preset`` (the page's initial
+        settings) and the runtime's device and dtype, with the app's ``fixed`` options. The
+        values sent must be ones the page offers; every other check is the resolver's (an
+        unknown option, a bad value, a per-segment input the configuration does not take)."""
         for key, offered in self.offered.items():
-            if key in out and out[key] not in offered:
-                raise ValueError(f"{key} {out[key]!r} is not offered by this Space; choose one of the list")
+            if given.get(key) is not None and given[key] not in offered:
+                raise ValueError(f"{key} {given[key]!r} is not offered by this Space; choose one of the list")
+        cleared = {k for k, v in given.items() if _is_default(v)}
+        keywords = {k: v for k, v in given.items() if v is not None and not _is_default(v)}
+        keywords.update(fixed or {})
+        base = {k: v for k, v in preset.items()
+                if k not in cleared and k not in keywords and v is not None and not _is_default(v)}
         if self.uses_models:
-            out.setdefault("device", runtime.device)
+            base.setdefault("device", runtime.device)
             if "dtype" in self.accepted:
-                out.setdefault("dtype", runtime.dtype)
-        unknown = sorted(set(out) - self.accepted)
-        if unknown:
-            raise ValueError(f"{self.metric} does not take option(s) {', '.join(unknown)}")
+                base.setdefault("dtype", runtime.dtype)
         # the page always sends its profile: the resolver drops it where the configuration uses
-        # none (SAM with a base that runs no model); other refusals come here, before any model loads
-        return {k: v for k, v in out.items() if k not in resolve(self.cls, out, sent_always=("profile",),
-                                                                   check_extras=False).dropped}
+        # none (SAM with a base that runs no model)
+        return registry.resolve(self.metric, keywords, preset=base, sent_always=("profile",))
 
-    def get(self, options: Mapping[str, Any]) -> Any:
+    def get(self, call: Call) -> Any:
+        """The scorer of ``call``, built once per configuration (the last :data:`MAX_SCORERS`)."""
+        key = call.config.key()
         with self.lock:
-            return self.factory(**dict(options))
+            scorer = self.scorers.get(key)
+            if scorer is None:
+                scorer = self.build(call)
+                self.scorers[key] = scorer
+                while len(self.scorers) > MAX_SCORERS:
+                    self.scorers.popitem(last=False)
+            else:
+                self.scorers.move_to_end(key)
+            return scorer
+
+
+def _is_default(value: Any) -> bool:
+    return isinstance(value, str) and value == DEFAULT
+
+
+def _from_config(factory: Factory, call: Call) -> Any:
+    """An app's ``factory`` given the call's configuration."""
+    return factory(call.config)
+
+
+_LOAD_CALL = functools.partial(registry.load_call, quiet=True)

@@ -3,9 +3,11 @@
 the Space is launched, each warmed up (its scorer built, three short lines of its own scored, so
 that the lazily loaded resources are there for the first visitor) and ended when the
 Space closes (or the interpreter exits; they are daemons). A request takes an idle worker,
-sends it (options, inputs, limits) and gets back the :class:`MetricResult` and the warnings
-the package issued there; the worker builds its scorers with the page's factory (by default
-:func:`nlgmetrics.load`, which keeps one scorer per configuration). Past the time limit the
+sends it (the resolved call, inputs, limits) and gets back the :class:`MetricResult` and the
+warnings the package issued there; the worker builds the call's scorer with the page's
+``build(call)`` (by default :func:`nlgmetrics.registry.load_call`, which keeps one scorer per
+configuration): the call is resolved once, in the server, and the worker neither resolves it
+nor builds its configuration again (a configuration is unpickled as it was). Past the time limit the
 worker is ended and replaced, and the request stops with the limits' message.
 
 A request scores alone for its first :data:`PREEMPT_SECONDS`: workers whose requests have
@@ -25,16 +27,17 @@ import threading
 import time
 import warnings
 from multiprocessing.connection import wait
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from nlgmetrics.core.call import Call
 from nlgmetrics.core.result import MetricResult
 
 from .limits import Limits, timeout_message
 from .report import Warning_, captured
 
 _SPAWN = multiprocessing.get_context("spawn")
-#: what a worker scores first: the page's initial options and inputs
-Warm = Tuple[Dict[str, Any], Dict[str, Any]]
+#: what a worker scores first: the page's initial call and inputs
+Warm = Tuple[Call, Dict[str, Any]]
 #: seconds a worker has to end on its own before it is terminated
 STOP_SECONDS = 5.0
 #: a request's first seconds of scoring, during which the longer-running requests are paused
@@ -47,7 +50,7 @@ class WorkersFailed(RuntimeError):
 
 
 def picklable(obj: Any) -> bool:
-    """Whether ``obj`` (a scorer factory) can be sent to a worker process."""
+    """Whether ``obj`` (a scorer factory, a call) can be sent to a worker process."""
     try:
         pickle.dumps(obj)
     except Exception:  # noqa: BLE001 - any failure means "no"
@@ -64,11 +67,11 @@ def _portable(err: BaseException) -> BaseException:
     return err
 
 
-def _serve(conn: Any, factory: Callable[..., Any], threads: int, progress: Any) -> None:
-    """A worker's loop: ``("warm", options, inputs)`` builds a scorer and scores ``inputs``
-    (no reply); ``("score", options, inputs, limits)`` answers ``("start",)`` once its scorer
-    is built, then ``("done", result, warnings)`` or ``("error", exception)``; ``None`` or a
-    closed pipe ends it."""
+def _serve(conn: Any, build: Callable[[Call], Any], threads: int, progress: Any) -> None:
+    """A worker's loop: ``("warm", call, inputs)`` builds the call's scorer and scores
+    ``inputs`` (no reply); ``("score", call, inputs, limits)`` answers ``("start",)`` once its
+    scorer is built, then ``("done", result, warnings)`` or ``("error", exception)``; ``None``
+    or a closed pipe ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which ends its workers
     try:
         import torch
@@ -87,19 +90,20 @@ def _serve(conn: Any, factory: Callable[..., Any], threads: int, progress: Any) 
             return
         if message is None:
             return
-        kind, options = message[0], message[1]
+        kind, call = message[0], message[1]
         try:
-            scorer = factory(**options)
+            scorer = build(call)
             if kind == "warm":
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    scorer.score(message[2]["predictions"], message[2].get("references"), message[2].get("sources"))
+                    scorer.score(message[2]["predictions"], message[2].get("references"), message[2].get("sources"),
+                                 **call.extras)
                 continue
             conn.send(("start",))
             inputs, limits = message[2], message[3]
             with warnings.catch_warnings(record=True) as records:
                 warnings.simplefilter("always")
-                result = limits.score(scorer, inputs, None, progress=report)
+                result = limits.score(scorer, inputs, None, progress=report, extras=call.extras)
             conn.send(("done", result, captured(records)))
         except Exception as err:  # noqa: BLE001 - the request's failure goes back to the page
             if kind != "warm":
@@ -109,10 +113,10 @@ def _serve(conn: Any, factory: Callable[..., Any], threads: int, progress: Any) 
 class _Worker:
     """One process and the parent's end of its pipe; ``progress`` holds (segments done, total)."""
 
-    def __init__(self, factory: Callable[..., Any], threads: int, warm: Optional[Warm]) -> None:
+    def __init__(self, build: Callable[[Call], Any], threads: int, warm: Optional[Warm]) -> None:
         self.conn, child = _SPAWN.Pipe()
         self.progress = _SPAWN.Array("q", 2, lock=False)
-        self.process = _SPAWN.Process(target=_serve, args=(child, factory, threads, self.progress), daemon=True,
+        self.process = _SPAWN.Process(target=_serve, args=(child, build, threads, self.progress), daemon=True,
                                       name="nlgmetrics-space-worker")
         self.process.start()
         child.close()
@@ -162,10 +166,10 @@ class _Worker:
 
 
 class WorkerPool:
-    """``size`` worker processes building scorers with ``factory(**options)``; see the module."""
+    """``size`` worker processes building scorers with ``build(call)``; see the module."""
 
-    def __init__(self, factory: Callable[..., Any], size: int) -> None:
-        self.factory = factory
+    def __init__(self, build: Callable[[Call], Any], size: int) -> None:
+        self.build = build
         self.size = max(1, size)
         try:
             cores = len(os.sched_getaffinity(0))
@@ -188,7 +192,7 @@ class WorkerPool:
         return bool(self.workers)
 
     def start(self, warm: Optional[Warm] = None) -> None:
-        """Start the workers, each scoring ``warm`` (options, inputs) first."""
+        """Start the workers, each scoring ``warm`` (call, inputs) first."""
         with self.lock:
             if self.workers:
                 return
@@ -198,7 +202,7 @@ class WorkerPool:
         atexit.register(self.close)
 
     def _add(self) -> None:
-        worker = _Worker(self.factory, self.threads, self.warm)
+        worker = _Worker(self.build, self.threads, self.warm)
         self.workers.append(worker)
         self.idle.put(worker)
 
@@ -255,17 +259,16 @@ class WorkerPool:
                         other.signal(signal.SIGCONT)
         return reply if reply is not None else worker.receive(max(0.0, start + seconds - time.monotonic()))
 
-    def score(self, options: Mapping[str, Any], inputs: Dict[str, Any],
-              limits: Limits) -> Tuple[MetricResult, List[Warning_]]:
-        """The request scored by an idle worker within ``limits`` (the time counted from when
-        its scorer is built); the result and the package's warnings, as
-        :func:`.page.score_capturing` gives them."""
+    def score(self, call: Call, inputs: Dict[str, Any], limits: Limits) -> Tuple[MetricResult, List[Warning_]]:
+        """The request (its resolved ``call`` and ``inputs``) scored by an idle worker within
+        ``limits`` (the time counted from when its scorer is built); the result and the
+        package's warnings, as :func:`.page.score_capturing` gives them."""
         limits.check(inputs)
         worker = self._take()
         healthy = False
         try:
             worker.progress[0], worker.progress[1] = 0, 0
-            worker.conn.send(("score", dict(options), inputs, dataclasses.replace(limits, serialize=False)))
+            worker.conn.send(("score", call, inputs, dataclasses.replace(limits, serialize=False)))
             reply = worker.receive(None, self.started)
             if reply is not None and reply[0] == "start":
                 self.started = True
