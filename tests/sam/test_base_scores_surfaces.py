@@ -64,8 +64,12 @@ def test_an_option_a_surface_always_sends_is_dropped_only_where_unused():
     with pytest.raises(ValueError, match="unknown option 'colour'"):  # the rest is still checked
         resolve(cls, {"colour": "red", "profile": "lite"}, sent_always=("profile",))
     pool, runtime = ScorerPool("sam"), Runtime("cpu", "fp32", False)
-    assert "profile" not in pool.options({"base": "chrf", "profile": "lite"}, runtime)
-    assert pool.options({"base": "bertscore", "profile": "lite"}, runtime)["profile"] == "lite"
+    chrf_call = pool.resolve({"base": "chrf", "profile": "lite"}, {}, runtime)
+    assert chrf_call.dropped == ("profile",) and chrf_call.config.base == "chrf"
+    bert_call = pool.resolve({"base": "bertscore", "profile": "lite"}, {}, runtime)
+    assert bert_call.dropped == () and bert_call.config.profile == "lite"
+    # the profile put back on the configuration built without it: the same as built whole
+    assert bert_call.config == cls.Config.from_options(base="bertscore", profile="lite", device="cpu")
 
 
 def test_compare_takes_base_scores_keyed_like_the_predictions():

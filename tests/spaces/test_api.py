@@ -215,9 +215,7 @@ def test_a_request_adds_no_resolve_and_no_configuration_build_to_the_front_doors
 
 @pytest.mark.parametrize("name, options", [
     ("sam", {"base": "chrf"}), ("discotk", {"variant": "party"}),
-    pytest.param("sam", BERTSCORE_LITE, marks=pytest.mark.xfail(
-        strict=True, reason="core/call.py's _configured builds the configuration without the profile sent always, "
-                            "then again with it, when the profile is used: 2 builds in the resolver itself"))])
+    ("sam", BERTSCORE_LITE)])
 def test_a_request_resolves_once_and_builds_one_configuration(name, options, monkeypatch):
     counts = _request_counts(name, options, monkeypatch)
     assert all(got == ONE_EACH for got in counts.values()), counts

@@ -109,9 +109,10 @@ def _configured(cls: Type["Scorer"], options: Mapping[str, Any],
             without = None
         if without is not None:
             dropped = tuple(n for n in names if n in without.unused_options())
-            if len(dropped) == len(names):  # that configuration is the answer: not built twice
-                return without, dropped
-            return cls.Config.from_options(**{k: v for k, v in options.items() if k not in dropped}), dropped
+            kept = {n: options[n] for n in names if n not in dropped}
+            # the configuration without them is the answer, or it with the used ones put back
+            # (checked as a build checks them): one build either way
+            return (without.adding(**kept) if kept else without), dropped
     return cls.Config.from_options(**options), ()
 
 

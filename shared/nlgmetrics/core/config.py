@@ -29,6 +29,7 @@ ValueError: gamma must be a finite number, got nan
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import json
 import os
@@ -274,6 +275,31 @@ class MetricConfig:
 
     def check(self) -> None:
         """Cross-field rules of a metric (override); raise ``ValueError``."""
+
+    def adding(self, **values: Any) -> "MetricConfig":
+        """This configuration with ``values`` set on fields left at their defaults, each checked
+        as ``__post_init__`` checks it and the cross-field rules run again (the other fields are
+        checked already): the resolver's way to put back an option it set apart, without
+        building the whole configuration again."""
+        names = self.names()
+        unknown = [k for k in values if k not in names]
+        if unknown:
+            raise ValueError(f"unknown option {unknown[0]!r}; the options are: {', '.join(names)}")
+        out = copy.copy(self)
+        for name, value in values.items():
+            spec = self.spec(name)
+            value = spec.check(value)
+            if isinstance(value, Mapping):
+                value = MappingProxyType(dict(value))
+            elif isinstance(value, list):
+                value = tuple(value)
+            object.__setattr__(out, name, value)
+        if "language" in values:
+            from .language import language_option
+
+            object.__setattr__(out, "language", language_option(type(out), getattr(out, "language")))  # noqa: B009
+        out.check()
+        return out
 
     def unused_options(self) -> frozenset:
         """Options that cannot change a score under this configuration (override): e.g. the
