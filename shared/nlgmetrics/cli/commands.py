@@ -79,8 +79,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
             continue
         inputs = registry.example(name).inputs
         try:
-            result = registry.load(name, quiet=args.quiet, **options).score(
-                inputs["predictions"], inputs.get("references"), inputs.get("sources"))
+            call = registry.resolve(name, options)  # the front door, as every surface
+            result = registry.load_call(call, quiet=args.quiet).score(
+                inputs["predictions"], inputs.get("references"), inputs.get("sources"), **call.extras)
         except Exception as err:  # noqa: BLE001 - report and go on with the next metric
             failures += 1
             print(f"{name}: FAILED ({type(err).__name__}: {err})")

@@ -178,10 +178,11 @@ def _against(args: argparse.Namespace, data: Data) -> Optional[tuple[str, List[f
     if target is None:
         return None
     if target in scorer_names():
+        from nlgmetrics import registry
+
         cls = scorer_class(target)
-        try:
-            options = parse_key_values(args.against_option or [], cls.Config)
-            config = cls.Config.from_options(**options)
+        try:  # the second metric's call, resolved once by the front door
+            config = registry.resolve(target, parse_key_values(args.against_option or [], cls.Config)).config
         except ValueError as err:
             raise CLIError(f"--against-option: {err}") from None
         scores, systems, _ = _score(target, config, _for(cls, data), args.quiet)
