@@ -32,6 +32,7 @@ ValueError: unknown option 'colour'; the options are: ...
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Collection, Dict, Mapping, Optional, Tuple, Type
 
@@ -112,8 +113,18 @@ def _configured(cls: Type["Scorer"], options: Mapping[str, Any],
             kept = {n: options[n] for n in names if n not in dropped}
             # the configuration without them is the answer, or it with the used ones put back
             # (checked as a build checks them): one build either way
-            return (without.adding(**kept) if kept else without), dropped
+            return (_adding(without, kept) if kept else without), dropped
     return cls.Config.from_options(**options), ()
+
+
+def _adding(config: MetricConfig, values: Mapping[str, Any]) -> MetricConfig:
+    """``config`` with ``values`` set, each checked as a build checks it and the cross-field
+    rules run again (the other fields are checked already): an option set apart put back,
+    without building the whole configuration again."""
+    type(config)._known(values)
+    out = copy.copy(config)
+    out._set_checked(values)
+    return out
 
 
 def config_of(cls: Type["Scorer"], config: Optional[MetricConfig], options: Mapping[str, Any]) -> MetricConfig:

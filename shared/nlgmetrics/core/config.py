@@ -29,7 +29,6 @@ ValueError: gamma must be a finite number, got nan
 from __future__ import annotations
 
 import ast
-import copy
 import dataclasses
 import json
 import os
@@ -260,14 +259,20 @@ class MetricConfig:
     higher_is_better = HigherIsBetter()
 
     def __post_init__(self) -> None:
-        for spec in self.specs():
-            value = spec.check(getattr(self, spec.name))
+        self._set_checked({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
+
+    def _set_checked(self, values: Mapping[str, Any]) -> None:
+        """Set each of ``values`` converted and checked by its field's spec (a mapping read-only,
+        a list a tuple; ``language`` a known code the metric covers), then the cross-field rules."""
+        specs = {spec.name: spec for spec in self.specs()}
+        for name, value in values.items():
+            value = specs[name].check(value)
             if isinstance(value, Mapping):
                 value = MappingProxyType(dict(value))  # read-only, like the rest of the config
             elif isinstance(value, list):
                 value = tuple(value)
-            object.__setattr__(self, spec.name, value)
-        if "language" in self.names():  # the texts' language: a known code the metric covers
+            object.__setattr__(self, name, value)
+        if "language" in values:  # the texts' language: a known code the metric covers
             from .language import language_option
 
             object.__setattr__(self, "language", language_option(type(self), getattr(self, "language")))  # noqa: B009
@@ -275,31 +280,6 @@ class MetricConfig:
 
     def check(self) -> None:
         """Cross-field rules of a metric (override); raise ``ValueError``."""
-
-    def adding(self, **values: Any) -> "MetricConfig":
-        """This configuration with ``values`` set on fields left at their defaults, each checked
-        as ``__post_init__`` checks it and the cross-field rules run again (the other fields are
-        checked already): the resolver's way to put back an option it set apart, without
-        building the whole configuration again."""
-        names = self.names()
-        unknown = [k for k in values if k not in names]
-        if unknown:
-            raise ValueError(f"unknown option {unknown[0]!r}; the options are: {', '.join(names)}")
-        out = copy.copy(self)
-        for name, value in values.items():
-            spec = self.spec(name)
-            value = spec.check(value)
-            if isinstance(value, Mapping):
-                value = MappingProxyType(dict(value))
-            elif isinstance(value, list):
-                value = tuple(value)
-            object.__setattr__(out, name, value)
-        if "language" in values:
-            from .language import language_option
-
-            object.__setattr__(out, "language", language_option(type(out), getattr(out, "language")))  # noqa: B009
-        out.check()
-        return out
 
     def unused_options(self) -> frozenset:
         """Options that cannot change a score under this configuration (override): e.g. the
@@ -334,12 +314,16 @@ class MetricConfig:
     def from_options(cls, **options: Any) -> "MetricConfig":
         """A configuration from keyword options; an unknown name is an error that lists the
         options (a mistyped option never falls back to a default silently)."""
+        cls._known(options)
+        return cls(**options)
+
+    @classmethod
+    def _known(cls, options: Mapping[str, Any]) -> None:
         known = cls.names()
         unknown = [k for k in options if k not in known]
         if unknown:
             raise ValueError(f"unknown option{'s' if len(unknown) > 1 else ''} "
                              f"{', '.join(map(repr, unknown))}; the options are: {', '.join(known)}")
-        return cls(**options)
 
     @classmethod
     def parse_options(cls, items: Mapping[str, str]) -> Dict[str, Any]:
