@@ -119,7 +119,8 @@ def rank_metrics(es: EvalSet, metrics: MetricScores, human: Optional[str] = None
     unless ``include_human``, every system named as a reference. Every statistic of
     :data:`~nlgmetrics.meta.rank_sig.STATISTICS` per metric, and per key of ``ranked`` the
     ranking of the module docstring with ``k`` draws per pair from ``seed``, early stopping
-    (``block_size``, ``early_min``, ``early_max``) and clusters at ``pval``."""
+    (``block_size``, ``early_min``, ``early_max``) and clusters at ``pval`` (``k = 0``: no test,
+    and, as in mt-metrics-eval, every metric its own rank in order of value)."""
     unknown = [key for key in ranked if key not in STATISTICS]
     if unknown:
         raise ValueError(f"ranked: unknown statistic {unknown[0]!r} (choose from {', '.join(STATISTICS)})")

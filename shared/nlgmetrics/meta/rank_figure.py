@@ -13,11 +13,12 @@ FORMATS = ("png", "svg")
 
 def _matplotlib() -> Any:
     try:
+        from matplotlib import rc_context
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:
         raise ImportError("drawing a ranking needs matplotlib, which is not installed: pip install matplotlib") from None
-    return Figure, FigureCanvasAgg
+    return Figure, FigureCanvasAgg, rc_context
 
 
 def rank_figure(result: Dict[str, Any], key: Optional[str] = None, fmt: str = "png") -> bytes:
@@ -36,7 +37,7 @@ def rank_figure(result: Dict[str, Any], key: Optional[str] = None, fmt: str = "p
     r = rankings[key]
     if not r["metrics"]:
         raise ValueError(f"ranking {key!r} has no metric with a defined value")
-    figure_cls, canvas_cls = _matplotlib()
+    figure_cls, canvas_cls, rc_context = _matplotlib()
     n = len(r["metrics"])
     fig = figure_cls(figsize=(7.0, 1.2 + 0.38 * n), dpi=100)
     canvas_cls(fig)
@@ -64,7 +65,8 @@ def rank_figure(result: Dict[str, Any], key: Optional[str] = None, fmt: str = "p
     fig.tight_layout()
     buf = io.BytesIO()
     meta = {"Date": None} if fmt == "svg" else {"Software": None}
-    fig.savefig(buf, format=fmt, metadata=meta)
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "nlgmetrics"}):  # SVG text as text, fixed ids
+        fig.savefig(buf, format=fmt, metadata=meta)
     return buf.getvalue()
 
 

@@ -69,7 +69,7 @@ def format_sig_matrix(result: Dict[str, Any], key: str) -> str:
         raise ValueError(f"no ranking {key!r} (rankings: {', '.join(result['rankings']) or 'none'})")
     r = result["rankings"][key]
     width = max([len("metric"), *(len(n) for n in r["metrics"])])
-    lines = [f"{key}: p[i, j] = p-value of 'row i is better than column j' ({r['draws'] and 'Perm-Both'})"]
+    lines = [f"{key}: p[i, j] = p-value of 'row i is better than column j' (Perm-Both, one-sided, k={result['k']})"]
     for i, (name, rank, value) in enumerate(zip(r["metrics"], r["ranks"], r["values"])):
         ps = " ".join(["  .  "] * (i + 1) + [f"{p:5.3f}" for p in r["p_values"][i][i + 1:]])
         lines.append(f"{name:{width}s} {rank:>2d} {_num(value, '10.7f')}  {ps}")

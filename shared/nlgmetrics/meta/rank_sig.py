@@ -25,6 +25,14 @@ passes ``KendallWithTiesOpt`` the unfiltered vectors).
 - SPA is ``stats.PairwiseConfidenceError`` (:class:`MtmeSpa`): ``pce.compute_pairwise_p_values``
   with its flips (``numpy.random.default_rng(4)``, float32 uniforms rounded to 0/1) and its
   float32 arithmetic.
+
+``d_k >= d`` is compared as they compare it, on floats without tolerance. Where two differences
+are equal in exact arithmetic (SPA, accuracies and Kendall take few values) the count then
+depends on rounding, so the statistics are computed in their floating-point steps where that
+matters (SPA in float32, acc*_eq in ``tau_optimization``'s order, a 1-D mean where they take
+one), a hybrid equal to an original metric gets that metric's value, and an exactly constant
+side is undefined (their scipy check) rather than the rounding noise ``batch_stats.pearson_rows``
+leaves. On the reference EvalSet every p-value is then theirs (``tests/meta/test_rank.py``).
 """
 from __future__ import annotations
 
@@ -93,9 +101,14 @@ class Statistic:
 
 
 def _rows(method: str, x: np.ndarray, h: np.ndarray) -> np.ndarray:
-    if method == "kendall" and x.shape[1] > KENDALL_PAIRS_MAX:
-        return np.array([stats.kendall_tau_b(r, h) for r in x])
-    return ROWS[method](x, h)
+    """``method`` of each row of ``x`` with ``h``; nan where either side is constant (exactly,
+    as scipy and mt-metrics-eval decide it)."""
+    if len(h) < 2 or h.min() == h.max():
+        return np.full(len(x), np.nan)
+    out = np.array([stats.kendall_tau_b(r, h) for r in x]) if method == "kendall" and x.shape[1] > KENDALL_PAIRS_MAX \
+        else ROWS[method](x, h)
+    out[x.min(axis=1) == x.max(axis=1)] = np.nan
+    return out
 
 
 def _constant_undefined(x: np.ndarray, groups: List[np.ndarray]) -> np.ndarray:
@@ -176,6 +189,8 @@ def statistic(key: str, human: np.ndarray) -> Statistic:
     finite = np.isfinite(h)
     if key == "sys.soft_pairwise_accuracy":
         cols = np.flatnonzero(finite.all(axis=0))
+        if n_sys < 2 or not len(cols):  # no pair of systems, or no item every system has: undefined
+            return Statistic(np.zeros(0, int), 1, lambda s: np.full(len(s), np.nan))
         units = (np.arange(n_sys)[:, None] * n_items + cols[None, :]).ravel()
         spa = MtmeSpa(h[:, cols])
         return Statistic(units, n_sys * SPA_PERMUTATIONS, lambda s: spa(s[:, :, cols]))
