@@ -338,3 +338,38 @@ def evalset_rows(es: EvalSet, ref: Optional[str] = None, human: Optional[str] = 
 
 __all__ = ["EvalSet", "Rows", "evalset_rows", "LEVELS", "NO_TRANSLATION", "PYTHON_NAMES", "format_score_lines",
            "metric_score_paths", "read_evalset", "read_score_file", "read_signatures", "write_metric_scores"]
+
+
+def read_metric_scores(root: str, lp: str, names: Optional[Sequence[str]] = None, levels: Sequence[str] = ("seg", "sys")
+                       ) -> Dict[str, Dict[str, Scores]]:
+    """Published metric scores of the EvalSet under the test-set folder ``root``: per metric
+    name as mt-metrics-eval spells it, ``METRIC-REF`` (``REF`` a reference name, ``src`` or
+    ``all``; the basename may hold ``-``: ``BLEURT-20-refA``), the scores of each of ``levels``
+    whose file ``metric-scores/LP/METRIC-REF.LEVEL.score`` exists. ``names`` None: every metric
+    with a file of one of ``levels`` there. A name without any of those files is an error that
+    lists the names found."""
+    _check_lp(lp)
+    bad = [level for level in levels if level not in LEVELS or level == "domain"]
+    if bad:
+        raise ValueError(f"levels must be among seg, doc, sys, got {bad[0]!r}")
+    folder = os.path.join(root, "metric-scores", lp)
+    found: Dict[str, List[str]] = {}
+    for entry in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        stem, _, ext = entry.rpartition(".")
+        name, _, level = stem.rpartition(".")
+        if ext == "score" and level in levels and "-" in name and not name.startswith("."):
+            found.setdefault(name, []).append(level)
+    wanted = sorted(found) if names is None else list(names)
+    out: Dict[str, Dict[str, Scores]] = {}
+    for name in wanted:
+        if not name or any(c in name for c in "/\\") or name.startswith(".") or "-" not in name:
+            raise ValueError(f"metric name {name!r}: expected METRIC-REF as in metric-scores/{lp}/METRIC-REF.LEVEL.score")
+        if name not in found:
+            raise files.InputFileError(f"{folder}: no {name}.{'/'.join(levels)}.score (metrics there: "
+                                       f"{', '.join(sorted(found)) or 'none'})")
+        out[name] = {level: read_score_file(os.path.join(folder, f"{name}.{level}.score"), level, human=False)
+                     for level in levels if level in found[name]}
+    return out
+
+
+__all__ += ["read_metric_scores"]
