@@ -164,7 +164,8 @@ class _TieCalibrated:
         order = np.argsort(gap, axis=1, kind="stable")
         gap, d = np.take_along_axis(gap, order, axis=1), np.take_along_axis(change, order, axis=1)
         g = self.gid[order]
-        by_item = np.argsort(g, axis=1, kind="stable")  # each item's pairs in gap order, items in order
+        small = g.astype(np.int16) if n_groups < 2**15 else g  # a stable sort of int16 is a radix sort: 3x faster
+        by_item = np.argsort(small, axis=1, kind="stable")  # each item's pairs in gap order, items in order
         d_by = np.take_along_axis(d, by_item, axis=1)
         run = np.cumsum(d_by, axis=1)
         offset = np.where(self.starts > 0, run[:, np.maximum(self.starts - 1, 0)], 0)
