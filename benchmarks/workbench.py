@@ -72,7 +72,7 @@ def main() -> None:
         shutil.rmtree(root)
     build_evalset(root, args.segments)
     tiny = build_tiny_m2m100(work / "tiny-m2m100")
-    specs = [f"datscore:model={tiny}", "rome:profile=lite", "discotk:variant=party", "texteval", "sam:base=chrf",
+    specs = [f"datscore:model={tiny},source_lang=de,target_lang=en", "rome:profile=lite", "discotk:variant=party", "texteval", "sam:base=chrf",
              "bleu", "chrf", "bertscore:profile=lite"]
     shown = {specs[0]: "datscore:model=<tiny random M2M-100>"}
     rows, total = [], 0.0

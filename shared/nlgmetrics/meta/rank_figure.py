@@ -57,8 +57,8 @@ def rank_figure(result: Dict[str, Any], key: Optional[str] = None, fmt: str = "p
     right.set_yticks(ys, [f"rank {rank}" for rank in r["ranks"]])
     finite = [v for v in r["values"] if isinstance(v, float) and math.isfinite(v)]
     ax.set_xlabel(f"{r['level']} {r['statistic']}" + ("  (bars: 95% bootstrap interval)" if any(r["ci95"]) else ""))
-    ax.set_title(f"{result.get('lp', '')}: {key}, clusters at p <= {result['pval']} "
-                 f"(Perm-Both, k={result['k']}, seed={result['seed']})", fontsize=9)
+    ax.set_title(f"{result.get('lp', '')}: {key}, clusters at p <= {result['pval']}\n"
+                 f"(Perm-Both, k={result['k']}, seed={result['seed']})", fontsize=9)  # two lines: fits beside long names
     if finite and min(finite) == max(finite):
         ax.set_xlim(min(finite) - 0.5, max(finite) + 0.5)
     ax.grid(axis="x", color="0.9")
