@@ -71,6 +71,8 @@ SLOW = ("tests/spaces/test_browser.py", "tests/core/test_memory.py", "tests/core
         "tests/core/test_budget.py::test_a_text_without_spaces_is_cut_to_at_most_max_units",
         "tests/integrations/test_evaluate_plumbing.py::test_cli_list_and_demo",
         "tests/cli/test_compare.py::test_compare_text_and_json_from_files",
+        # the surface harness on the model metrics (RoMe-lite, DiscoTK-party, DATScore's tiny model)
+        "tests/surfaces/test_harness.py::test_every_surface_agrees_for_the_model_metrics",
         "tests/core/test_embeddings_batched.py::test_longest_row_batches_give_the_same_vectors",
         "tests/core/test_properties.py::test_lone_surrogate_and_bom_score_like_their_normal_form",
         # 1.7-3.2 s each on an idle machine (the loop's next slowest; the first worker test stays)

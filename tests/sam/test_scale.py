@@ -191,5 +191,5 @@ def test_the_space_sends_its_profile_only_where_it_applies():
     from nlgmetrics.space.settings import ScorerPool
 
     pool, runtime = ScorerPool("sam"), detect_runtime(())
-    assert "profile" not in pool.options({"profile": "lite", "base": "meteor"}, runtime)
-    assert pool.options({"profile": "lite", "base": "bertscore"}, runtime)["profile"] == "lite"
+    assert pool.resolve({"profile": "lite", "base": "meteor"}, {}, runtime).dropped == ("profile",)
+    assert pool.resolve({"profile": "lite", "base": "bertscore"}, {}, runtime).config.profile == "lite"

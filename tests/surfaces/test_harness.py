@@ -23,6 +23,15 @@ def cases(tiny_m2m100=None):
     }
 
 
+#: the model metrics, offline (slow: each loads its models once per process; DATScore adds the
+#: tiny random M2M-100 of the tests' fixture)
+MODEL_CASES = {
+    "rome": Case("rome", {"profile": "lite"}, HYPS, REFS, OTHER),
+    "discotk": Case("discotk", {"variant": "party"}, HYPS, REFS, OTHER),
+    "datscore": Case("datscore", {"source_lang": "en", "target_lang": "en"}, HYPS, REFS, OTHER, sources=REFS),
+}
+
+
 @pytest.fixture
 def toy(monkeypatch):
     monkeypatch.setitem(registry.REGISTRY, "toy", ("toy_scorers", "ToyChrf"))
@@ -47,6 +56,34 @@ def test_one_call_is_resolved_once_with_one_configuration(surface, tmp_path, toy
     with counting() as counts:
         SURFACES[surface](case, tmp_path)
     assert (counts.resolves, counts.configs) == (1, 1), surface
+
+
+@pytest.mark.parametrize("surface", [s for s in SURFACES if not s.startswith("trainer.")])
+@pytest.mark.parametrize("name", list(MODEL_CASES))
+def test_every_surface_agrees_for_the_model_metrics(name, surface, tmp_path, tiny_m2m100):
+    case = MODEL_CASES[name]
+    if name == "datscore":
+        case = Case(case.metric, {**case.options, "model": tiny_m2m100}, case.predictions, case.references,
+                    case.other, case.sources)
+    check(case, surface, tmp_path, compare_warnings=name != "datscore")
+
+
+def test_a_surface_that_drifts_fails_the_harness(tmp_path, monkeypatch):
+    """A deliberate drift: the command line dropping the options given with -o (it scores with
+    the defaults) is caught by the harness, which passes once the drift is gone."""
+    from nlgmetrics.cli import options as cli_options
+
+    case = cases()["sam"]
+    check(case, "cli.score", tmp_path)
+    monkeypatch.setattr(cli_options, "parse_key_values", lambda items, config_cls: {})
+    with pytest.raises(AssertionError, match="cli.score: (per-segment scores|signature)"):
+        check(case, "cli.score", tmp_path)
+    monkeypatch.undo()
+    drifted = dict(SURFACES)
+    monkeypatch.setitem(SURFACES, "python.compare", lambda c, t: drifted["python.compare"](
+        Case(c.metric, {**c.options, "eps_smoothing": True}, c.predictions, c.references, c.other), t))
+    with pytest.raises(AssertionError, match="python.compare: (corpus score|signature)"):
+        check(case, "python.compare", tmp_path)
 
 
 @pytest.mark.parametrize("options", [[], ["-o", "base=chrf"]], ids=["options-from-the-files", "options-given"])
