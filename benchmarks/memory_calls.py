@@ -46,13 +46,30 @@ WORDS = ("the a cat dog sat ran on over mat house river rain people read report 
          "year government minister said would could after before during under between team game win lose").split()
 
 
-def sentences(rng: random.Random, n: int) -> List[str]:
-    """``n`` new short sentences (7 to 13 words): common words in a random order plus new word
-    forms (a number and an invented word), as a model's outputs keep bringing strings never
-    seen before."""
+def wordnet_words() -> List[str]:
+    """Single-word lemmas of WordNet's index files (some 70,000 real English words, most of
+    them rare), read from the files directly (not through the reader, whose caches are measured)."""
+    from nlgmetrics.core.resources import ensure_wordnet
+
+    folder = ensure_wordnet() / "corpora" / "wordnet"
+    words = set()
+    for pos in ("noun", "verb", "adj", "adv"):
+        for line in (folder / f"index.{pos}").read_text(encoding="utf-8").splitlines():
+            word = line.split(" ", 1)[0]
+            if not line.startswith(" ") and word.isalpha() and 3 <= len(word) <= 12:
+                words.add(word)
+    return sorted(words)
+
+
+def sentences(rng: random.Random, n: int, rare: List[str]) -> List[str]:
+    """``n`` new short sentences (8 to 14 words): common words in a random order, two real
+    words drawn from ``rare`` (WordNet's lemmas: METEOR's synonyms and RoMe's antonyms look them
+    up) and new word forms (a number and an invented word), as a model's outputs keep bringing
+    strings never seen before."""
     out = []
     for _ in range(n):
-        words = [rng.choice(WORDS) for _ in range(rng.randint(5, 11))]
+        words = [rng.choice(WORDS) for _ in range(rng.randint(4, 10))] + [rng.choice(rare), rng.choice(rare)]
+        rng.shuffle(words)
         invented = "".join(rng.choice("bcdfghklmnprstvz") + rng.choice("aeiou") for _ in range(3))
         words.insert(rng.randrange(len(words)), invented)
         out.append(" ".join(words) + f" {rng.randint(0, 10**7)}.")
@@ -79,8 +96,9 @@ def run_one(label: str, counts: List[int], segments: int, max_seconds: float) ->
     metric, options = METRICS[label]
     scorer = nlgmetrics.load(metric, quiet=True, **options)
     rng = random.Random(44)
+    rare = wordnet_words()
     for _ in range(WARMUP):
-        scorer.score(sentences(rng, segments), sentences(rng, segments))
+        scorer.score(sentences(rng, segments, rare), sentences(rng, segments, rare))
     base = rss_mib()
     calls = max(counts)
     marks = set(counts) | {max(1, calls * k // 4) for k in range(1, 5)}
@@ -90,7 +108,7 @@ def run_one(label: str, counts: List[int], segments: int, max_seconds: float) ->
     busy = 0.0  # seconds in the calls themselves (not in the measurements between them)
     done = 0
     for done in range(1, calls + 1):
-        hyps, refs = sentences(rng, segments), sentences(rng, segments)
+        hyps, refs = sentences(rng, segments, rare), sentences(rng, segments, rare)
         t = time.perf_counter()
         scorer.score(hyps, refs)
         busy += time.perf_counter() - t
@@ -156,7 +174,7 @@ def main() -> None:
     rows = [[r["metric"], r["rss_after_warmup_mib"], *(_at(r, c) for c in counts),
              ", ".join(f"{c}: {g:+.1f}" for c, g in r["growth_mib"]), r["cache_mib"], r["vocabulary_renewals"],
              r["ms_per_call_first"], r["calls"], r["seconds"]] for r in ours]
-    words = f"{args.segments} new sentence pairs of 7 to 13 words per call"
+    words = f"{args.segments} new sentence pairs of 8 to 14 words per call, two of them rare"
     tables = [table(
         f"RSS growth over repeated calls on new texts ({words}, after {WARMUP} warm-up calls)",
         ["metric", "RSS after warm-up (MiB)", *(f"growth over {c:,} calls (MiB)" for c in counts),

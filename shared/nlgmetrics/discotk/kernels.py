@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -77,15 +77,15 @@ class CompiledTree:
         return len(self.productions)
 
 
-def compile_tree(tree: Tree) -> CompiledTree:
+def compile_tree(tree: Tree, shared: Optional[Dict[Any, Any]] = None) -> CompiledTree:
     """The internal nodes of ``tree`` in postorder, with their productions, children and
-    heights. Equal productions (and equal children tuples) share one tuple object."""
+    heights. Equal productions, labels and children tuples share one object, across the trees
+    compiled with the same ``shared`` dict too (the representations of one text)."""
     productions: List[Production] = []
     children: List[Tuple[int, ...]] = []
     heights: List[int] = []
     index: Dict[int, int] = {}
-    same_kids: Dict[Tuple[int, ...], Tuple[int, ...]] = {}
-    same_production: Dict[Production, Production] = {}
+    same: Dict[Any, Any] = {} if shared is None else shared
     stack: List[Tuple[Tree, bool]] = [(tree, False)]
     while stack:  # iterative postorder, children left to right
         node, expanded = stack.pop()
@@ -96,11 +96,11 @@ def compile_tree(tree: Tree) -> CompiledTree:
             stack.extend((c, False) for c in reversed(node.children))
             continue
         kids = tuple(index[id(c)] if c.children else -1 for c in node.children)
-        children.append(same_kids.setdefault(kids, kids))
+        children.append(same.setdefault(kids, kids))
         heights.append(1 + max((heights[k] for k in kids if k >= 0), default=0))
         index[id(node)] = len(productions)
-        production = (node.label,) + tuple(c.label for c in node.children)
-        productions.append(same_production.setdefault(production, production))
+        production = tuple(same.setdefault(label, label) for label in (node.label, *(c.label for c in node.children)))
+        productions.append(same.setdefault(production, production))
     return CompiledTree(tuple(productions), tuple(children), tuple(heights))
 
 
