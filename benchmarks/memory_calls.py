@@ -142,8 +142,14 @@ def run_child(label: str, counts: List[int], segments: int, minutes: float, pack
     return result
 
 
-def _at(result: Dict[str, Any], count: int) -> Any:
-    return dict(result["growth_mib"]).get(count, "—")
+def _at(result: Dict[str, Any], count: int) -> str:
+    """The growth at ``count`` calls, as a cell ("—" when the metric stopped before)."""
+    growth = dict(result["growth_mib"]).get(count)
+    return "—" if growth is None else f"{growth:+.1f}"
+
+
+def _number(value: Any) -> str:
+    return "—" if value is None else f"{value:.1f}"
 
 
 def main() -> None:
@@ -171,9 +177,9 @@ def main() -> None:
         if args.baseline:
             theirs.append(run_child(label, counts[:1], args.segments, args.max_minutes,
                                     str(Path(args.baseline).resolve() / "shared")))
-    rows = [[r["metric"], r["rss_after_warmup_mib"], *(_at(r, c) for c in counts),
-             ", ".join(f"{c}: {g:+.1f}" for c, g in r["growth_mib"]), r["cache_mib"], r["vocabulary_renewals"],
-             r["ms_per_call_first"], r["calls"], r["seconds"]] for r in ours]
+    rows = [[r["metric"], _number(r["rss_after_warmup_mib"]), *(_at(r, c) for c in counts),
+             ", ".join(f"{c}: {g:+.1f}" for c, g in r["growth_mib"]), _number(r["cache_mib"]), r["vocabulary_renewals"],
+             _number(r["ms_per_call_first"]), r["calls"], round(r["seconds"])] for r in ours]
     words = f"{args.segments} new sentence pairs of 8 to 14 words per call, two of them rare"
     tables = [table(
         f"RSS growth over repeated calls on new texts ({words}, after {WARMUP} warm-up calls)",
@@ -185,8 +191,8 @@ def main() -> None:
              "core.cache accounts for (every LRU cache alive); a bounded process levels off")]
     if theirs:
         rows = [[a["metric"], f"{_at(b, counts[0])} -> {_at(a, counts[0])}",
-                 f"{b['ms_per_call_first']} -> {a['ms_per_call_first']}",
-                 round(a["ms_per_call_first"] / b["ms_per_call_first"], 2) if a["ms_per_call_first"] and
+                 f"{_number(b['ms_per_call_first'])} -> {_number(a['ms_per_call_first'])}",
+                 f"{a['ms_per_call_first'] / b['ms_per_call_first']:.2f}" if a["ms_per_call_first"] and
                  b["ms_per_call_first"] else "—"] for a, b in zip(ours, theirs)]
         tables.append(table(
             f"Before ({baseline}) and after, over the first {counts[0]:,} calls in the same run",
