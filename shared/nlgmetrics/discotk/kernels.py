@@ -8,8 +8,9 @@ K counts the subset trees (fragments whose nodes keep all or none of their child
 trees share, each weighted by lambda ** (number of its internal nodes).
 
 **Fast evaluation** (Moschitti 2006, "Making tree kernels practical for natural language
-learning"): each tree is *compiled* once (its internal nodes grouped by production, each group
-sorted by node height), and a kernel merges the two trees' production lists, so only node pairs
+learning"): each tree is *compiled* once (its internal nodes in postorder with their productions
+and heights); a kernel groups each tree's nodes by production, each group sorted by node height,
+and merges the two trees' production lists, so only node pairs
 with equal productions are ever visited. The dynamic program runs over those pairs a block at a
 time (numpy): for a production shared by both trees, the Delta values of its node pairs form
 one matrix, filled by level (a pair's children have lower heights on both sides, so pairs whose
@@ -29,7 +30,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -61,30 +62,30 @@ class Group:
 class CompiledTree:
     """A tree ready for kernel evaluation: its internal nodes in postorder.
 
-    ``children[i]`` holds, per child of node i, the child's index among the internal nodes
-    or -1 for a leaf child; ``heights[i]`` node i's height; ``by_production`` maps a production
-    (label and children's labels) to the nodes that have it (sorted by height); ``pid`` numbers
-    the productions in that order. The per-production arrays the kernel works on
-    (:func:`groups_of`) are built per evaluation, not kept: a cached analysis holds the compact
-    index only (the arrays took three times its memory)."""
+    ``productions[i]`` is node i's production (label and children's labels); ``children[i]``
+    holds, per child of node i, the child's index among the internal nodes or -1 for a leaf
+    child; ``heights[i]`` node i's height. The index by production (:func:`by_production`) and
+    the per-production arrays the kernel works on (:func:`groups_of`) are built per evaluation,
+    not kept: a cached analysis holds the compact tuples only (the arrays took three times its
+    memory, the index as much again as the tuples: issue 44)."""
 
     productions: Tuple[Production, ...]
     children: Tuple[Tuple[int, ...], ...]
     heights: Tuple[int, ...]
-    by_production: Dict[Production, Tuple[int, ...]]
-    pid: Dict[Production, int]
 
     def __len__(self) -> int:
         return len(self.productions)
 
 
-def compile_tree(tree: Tree) -> CompiledTree:
-    """Index the internal nodes of ``tree`` (postorder) by production, each production's
-    nodes sorted by height."""
+def compile_tree(tree: Tree, shared: Optional[Dict[Any, Any]] = None) -> CompiledTree:
+    """The internal nodes of ``tree`` in postorder, with their productions, children and
+    heights. Equal productions, labels and children tuples share one object, across the trees
+    compiled with the same ``shared`` dict too (the representations of one text)."""
     productions: List[Production] = []
     children: List[Tuple[int, ...]] = []
     heights: List[int] = []
     index: Dict[int, int] = {}
+    same: Dict[Any, Any] = {} if shared is None else shared
     stack: List[Tuple[Tree, bool]] = [(tree, False)]
     while stack:  # iterative postorder, children left to right
         node, expanded = stack.pop()
@@ -95,27 +96,36 @@ def compile_tree(tree: Tree) -> CompiledTree:
             stack.extend((c, False) for c in reversed(node.children))
             continue
         kids = tuple(index[id(c)] if c.children else -1 for c in node.children)
-        children.append(kids)
+        children.append(same.setdefault(kids, kids))
         heights.append(1 + max((heights[k] for k in kids if k >= 0), default=0))
         index[id(node)] = len(productions)
-        productions.append((node.label,) + tuple(c.label for c in node.children))
+        production = tuple(same.setdefault(label, label) for label in (node.label, *(c.label for c in node.children)))
+        productions.append(same.setdefault(production, production))
+    return CompiledTree(tuple(productions), tuple(children), tuple(heights))
+
+
+def by_production(tree: CompiledTree) -> Dict[Production, Tuple[int, ...]]:
+    """Each production of ``tree`` (in the order of its first node) and its nodes, sorted by
+    height; a production's place in this order is its number."""
     members: Dict[Production, List[int]] = {}
-    for i, p in enumerate(productions):
+    for i, p in enumerate(tree.productions):
         members.setdefault(p, []).append(i)
-    by_production = {p: tuple(sorted(v, key=lambda i: heights[i])) for p, v in members.items()}
-    pid = {p: k for k, p in enumerate(by_production)}
-    return CompiledTree(tuple(productions), tuple(children), tuple(heights), by_production, pid)
+    heights = tree.heights
+    return {p: tuple(sorted(v, key=lambda i: heights[i])) for p, v in members.items()}
 
 
-def groups_of(tree: CompiledTree) -> Tuple[Group, ...]:
-    """The :class:`Group` of each production of ``tree``, in ``pid`` order."""
-    productions, children, heights, pid = tree.productions, tree.children, tree.heights, tree.pid
+def groups_of(tree: CompiledTree, index: Optional[Dict[Production, Tuple[int, ...]]] = None) -> Tuple[Group, ...]:
+    """The :class:`Group` of each production of ``tree``, in the order of ``index``
+    (:func:`by_production`, computed when not given)."""
+    productions, children, heights = tree.productions, tree.children, tree.heights
+    index = by_production(tree) if index is None else index
+    pid = {p: k for k, p in enumerate(index)}
     slot = [0] * len(productions)
-    for nodes in tree.by_production.values():
+    for nodes in index.values():
         for s, i in enumerate(nodes):
             slot[i] = s
     groups = []
-    for p, nodes in tree.by_production.items():
+    for p, nodes in index.items():
         kid_pid = np.array([[pid[productions[k]] if k >= 0 else -1 for k in children[i]] for i in nodes],
                            dtype=np.int64).reshape(len(nodes), len(p) - 1)
         kid_slot = np.array([[slot[k] if k >= 0 else 0 for k in children[i]] for i in nodes],
@@ -139,9 +149,12 @@ def _deltas(a: CompiledTree, b: CompiledTree, lam: float, log: bool
             ) -> Tuple[List[Tuple[float, int]], List[np.ndarray]]:
     """The Deltas of all node pairs with equal productions: ``(value, count)`` for the
     pre-terminal groups, a matrix per other shared production (log Deltas when ``log``)."""
-    shared = [(a.pid[p], b.pid[p]) for p in a.by_production if p in b.pid]
-    groups_a, groups_b = groups_of(a), (groups_of(b) if b is not a else None)
-    groups_b = groups_a if groups_b is None else groups_b
+    index_a = by_production(a)
+    index_b = by_production(b) if b is not a else index_a
+    pid_b = {p: k for k, p in enumerate(index_b)}
+    shared = [(i, pid_b[p]) for i, p in enumerate(index_a) if p in pid_b]
+    groups_a = groups_of(a, index_a)
+    groups_b = groups_of(b, index_b) if b is not a else groups_a
     to_b = np.full(len(groups_a) + 1, -3, dtype=np.int64)  # a's production number -> b's (-3: none)
     for i, j in shared:
         to_b[i] = j
