@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 import threading
 import warnings
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
+from ..core import atomic
 from ..core.resources import cache_dir
 from .network import FEATURE_ORDER, ScorerNetwork
 from .pairs import N_TEST, N_TRAIN, PERTURBATIONS, SEED, make_pairs
@@ -109,9 +109,9 @@ def _fit_and_write(scorer: RoMe, path: Path, key: str) -> None:
     payload = fit_network(scorer, FIT_PAIRS_PER_CLASS, FIT_TEST_PAIRS_PER_CLASS)
     payload["fit_key"] = key
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(payload, indent=1) + "\n")
-    os.replace(tmp, path)  # atomic: concurrent first runs in other processes write the same file
+    # the one writer: an exclusive random temporary, no link followed, an atomic replace
+    # (concurrent first runs in other processes write the same file)
+    atomic.write_file(path, (json.dumps(payload, indent=1) + "\n").encode("utf-8"), "fitted-network cache")
 
 
 # -- training ----------------------------------------------------------------------------------

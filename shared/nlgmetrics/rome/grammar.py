@@ -24,7 +24,6 @@ hypothesis that does not gets one before classification (:func:`with_end_punctua
 from __future__ import annotations
 
 import io
-import json
 import warnings
 import zipfile
 from collections.abc import Callable, Sequence
@@ -33,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core import structured
 from ..core.embeddings import make_resident
 from ..core.models import (
     FILL_TOKENS,
@@ -300,7 +300,7 @@ def read_head(weights: str | Path, option: str = "grammar_model") -> tuple[list[
                                       "python shared/tools/training/rome_grammar.py")
             states = member_states(data)
             scale = float(data["lora_scale"]) if "lora_scale" in data else 0.0
-            metrics = json.loads(str(data["metrics"])) if "metrics" in data else {}
+            metrics = structured.parse_json(str(data["metrics"]), f"{where}: metrics") if "metrics" in data else {}
     except OptionFileError:
         raise
     except (KeyError, TypeError, ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
