@@ -15,6 +15,12 @@ pytestmark = pytest.mark.slow
 STORED = json.loads(GOLDEN.read_text(encoding="utf-8"))
 #: the moves change no arithmetic: equal to rounding noise far below any printed digit
 TOLERANCE = 1e-9
+#: the cases that run a float32 model (M2M-100, MiniLM): its sums come out in another order on
+#: another CPU (the stored values are from Intel; on an AMD EPYC, at c438ec5 as now, they differ
+#: by up to 5e-7 relative, a few float32 epsilons): compared relative to 1e-5, 20x that
+MODEL_CASES = {"datscore-tiny", "datscore-tiny-uniform", "rome-lite", "rome-lite-emd", "rome-lite-ted",
+               "rome-lite-grammar", "discotk-party", "sam-bertscore-lite"}
+FLOAT32_TOLERANCE = 1e-5
 
 
 def test_every_case_is_stored():
@@ -27,6 +33,11 @@ def test_scores_and_signature_unchanged(name, metric, options, tiny_m2m100):
     want = STORED[name]
     assert got["signature"] == want["signature"]
     assert len(got["scores"]) == len(want["scores"])
+    rel = FLOAT32_TOLERANCE if name in MODEL_CASES else 0.0
     for i, (a, b) in enumerate(zip(got["scores"], want["scores"])):
-        assert math.isclose(a, b, rel_tol=0, abs_tol=TOLERANCE), (name, i, a, b)
-    assert math.isclose(got["score"], want["score"], rel_tol=0, abs_tol=TOLERANCE)
+        assert math.isclose(a, b, rel_tol=rel, abs_tol=TOLERANCE), (name, i, a, b)
+    assert math.isclose(got["score"], want["score"], rel_tol=rel, abs_tol=TOLERANCE)
+
+
+def test_the_model_cases_are_cases():
+    assert MODEL_CASES <= set(STORED)
