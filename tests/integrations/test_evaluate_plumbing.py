@@ -170,11 +170,11 @@ def test_cli_meta_eval_refuses_what_it_would_score_wrongly(tmp_path, capsys):
     rows = [dict(r, ref=r["ref"][:1]) for r in rows]  # one reference in a list is that reference
     rows[2]["human"] = float("nan")
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    with pytest.raises(SystemExit, match=r"d.jsonl, line 3: human score nan is not a finite number"):
+    with pytest.raises(SystemExit, match=r"d.jsonl, line 3: NaN is not allowed \(every number must be finite\)"):  # the one reader
         cli.main(["meta-eval", "sam", str(data), "--human", "human", "-o", "base=chrf", "--quiet"])
     rows[2]["human"] = 10 ** 400  # json reads a huge integer; float() of it overflowed
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    with pytest.raises(SystemExit, match=r"d.jsonl, line 3: human score 1000.* is not a finite number"):
+    with pytest.raises(SystemExit, match=r"d.jsonl, line 3: the number '1000.*' is beyond the float range"):
         cli.main(["meta-eval", "sam", str(data), "--human", "human", "-o", "base=chrf", "--quiet"])
     with pytest.raises(SystemExit, match=r"--base given takes the base scores from the caller: --base-scores FILE; "
                                          r"meta-eval gives no per-segment inputs"):
