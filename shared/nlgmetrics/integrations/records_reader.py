@@ -225,6 +225,12 @@ def _run_call(call: Any, head: Dict[str, Any], where: str, safe_only: bool) -> A
         raise ValueError(f"{where}: the records are of metric {head['metric']!r}, not {call.metric!r}")
     given, written = record_options(call.config), head["options"]
     differ = sorted(k for k in set(given) | set(written) if json.dumps(given.get(k)) != json.dumps(written.get(k)))
+    if differ:  # written as given (the Python API's records): compared as the configuration reads them
+        try:
+            written = record_options(call.scorer.Config.from_options(**written))
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"{where}: {err}") from None
+        differ = sorted(k for k in set(given) | set(written) if json.dumps(given.get(k)) != json.dumps(written.get(k)))
     if differ:
         raise ValueError(f"{where}: the records were scored with other options ({', '.join(differ)} differ)")
     return call
