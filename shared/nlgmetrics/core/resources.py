@@ -179,7 +179,7 @@ class LemmaIndex(dict):
         """Store a looked-up entry; past :data:`MAX_LEMMAS` the oldest goes (not once the
         whole index was read for iterating it)."""
         self[lemma] = entry
-        if not self._complete and dict.__len__(self) > MAX_LEMMAS:
+        while not self._complete and dict.__len__(self) > MAX_LEMMAS:  # a loop: the bound may have shrunk
             del self[next(iter(dict.keys(self)))]
 
     def _read_all(self) -> None:
