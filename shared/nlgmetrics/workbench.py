@@ -156,8 +156,11 @@ def score_evalset(call: "Call", root: str, lp: str, out: str, *, name: str, refs
     scorer = registry.load_call(call, quiet=quiet)
     done = EvalSetScores(name, scorer.signature)
     spans = document_spans(es)
+    # the signatures each reference's files hold, read once per reference (not once per system): a run skips
+    # only systems written before it started, and shards running at once score disjoint systems
+    written = {ref: mtme.read_signatures(out, lp, name, ref) for ref in dict.fromkeys(j.ref for j in todo)}
     for job in progress(todo, desc=f"{name}: systems", quiet=quiet, min_items=2):
-        if mtme.read_signatures(out, lp, name, job.ref).get(job.system) == scorer.signature:
+        if written[job.ref].get(job.system) == scorer.signature:
             done.skipped.append((job.ref, job.system))
             continue
         levels = _score_system(scorer, call, es, job, spans)
