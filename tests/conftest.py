@@ -167,3 +167,21 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="session")
+def toy_tree_root(tmp_path_factory) -> Path:
+    """The toy sixth metric's tree (tests/toy_tree.py), written once per session."""
+    from tests.toy_tree import write_tree
+
+    return write_tree(tmp_path_factory.mktemp("toy-tree"))
+
+
+@pytest.fixture
+def toysix(toy_tree_root, monkeypatch) -> Path:
+    """The toy sixth metric joined to the registry for one test (its one registry line and its
+    tree's folder); its package's folder."""
+    from tests.toy_tree import NAME, register
+
+    register(toy_tree_root, monkeypatch)
+    return toy_tree_root / NAME

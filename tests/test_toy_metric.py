@@ -1,13 +1,15 @@
-"""A sixth metric added by writing only its package (config.py with its FACTS, PRESETS and
-EXAMPLE; scorer.py; __init__.py) in tmp_path and one registry line: every surface works for it
-with nothing else changed: Python (score, compare, meta_eval), the CLI (score, list, demo),
-the evaluate module (a wrapper shaped like metrics/<name>/<name>.py) and the Space page builder.
-The toy scores unigram precision (hand-computable): per segment the share of the hypothesis'
-tokens that occur in the reference, times ``scale``; the corpus score is the mean."""
+"""A sixth metric added by writing only its tree (tests/toy_tree.py: its package with config.py's
+FACTS, PRESETS and EXAMPLE; its evaluate module; its Space) and joining it by one registry line
+and its tree's folder: every surface works for it with nothing else changed: Python (score,
+compare, meta_eval), the CLI (score, list, demo, tree files), the evaluate module and the Space,
+both found by name. The toy scores unigram precision (hand-computable): per segment the share of
+the hypothesis' tokens that occur in the reference, times ``scale``; the corpus score is the mean.
+The surface harness (tests/surfaces) runs the same toy through every surface."""
 from __future__ import annotations
 
 import json
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,92 +18,11 @@ import nlgmetrics
 from nlgmetrics import cli, registry
 from nlgmetrics.core.facts import TreeFiles
 from nlgmetrics.core.resampling import reduce_each
+from tests.toy_tree import NAME
 
-NAME = "toysix"
-CONFIG = '''
-"""The toy's options and facts."""
-from dataclasses import dataclass
-
-from nlgmetrics.core.config import MetricConfig, option
-from nlgmetrics.core.facts import Example, MetricFacts, Need
-
-
-@dataclass(frozen=True)
-class ToySixConfig(MetricConfig):
-    scale: float = option(1.0, "factor on the precision", low=0.0)
-
-
-FACTS = MetricFacts(summary="ToySix: unigram precision", higher_is_better=True, score_range="[0, scale]",
-                    needs=(Need("every option", {}),))
-PRESETS = {"default": {}, "double": {"scale": 2.0}}
-EXAMPLE = Example({"predictions": ["the cat sat", "a dog ran off"],
-                   "references": ["the cat sat down", "the dog ran"]}, {"scale": 1.0})
-'''
-SCORER = '''
-"""The toy's scorer."""
-from typing import List
-
-from nlgmetrics.core.inputs import Inputs, Record
-from nlgmetrics.core.scorer import Scorer
-
-from .config import ToySixConfig
-
-
-class ToySix(Scorer):
-    name = "toysix"
-    Config = ToySixConfig
-
-    def score_segments(self, inputs: Inputs) -> List[Record]:
-        out = []
-        for i, h, r in zip(inputs.ids, inputs.predictions, inputs.references):
-            tokens, known = h.split(), set(r.split())
-            share = sum(t in known for t in tokens) / len(tokens) if tokens else 0.0
-            out.append({"id": i, "score": self.config.scale * share})
-        return out  # the corpus step is the core's default: the mean, resampled as such
-'''
-INIT = '''"""A toy sixth metric."""
-from .config import ToySixConfig
-from .scorer import ToySix
-'''
-WRAPPER = '''
-"""ToySix as an evaluate metric, shaped like metrics/<name>/<name>.py."""
-import evaluate
-
-from nlgmetrics.integrations import evaluate as support
-from toysix.config import PRESETS
-
-_KWARGS_DESCRIPTION = support.kwargs_description("toysix", configs=PRESETS, inputs="""\\
-    predictions (list of str): hypotheses.
-    references (list of str): references.
-""", returns="""\\
-    score (float): mean unigram precision.
-""", examples="""\\
-    >>> 1
-    1
-""")
-
-
-@evaluate.utils.file_utils.add_start_docstrings("ToySix.", _KWARGS_DESCRIPTION)
-class ToySixMetric(support.Metric):
-    metric_name = "toysix"
-    CONFIGS = PRESETS
-    DESCRIPTION, CITATION, KWARGS_DESCRIPTION = "ToySix.", "", _KWARGS_DESCRIPTION
-'''
 HYPS = ["the cat sat", "a dog ran off", "nothing here", "the the cat"]
 REFS = ["the cat sat down", "the dog ran", "something else", "a cat"]
 EXPECTED = [1.0, 2 / 4, 0.0, 1 / 3]  # tokens of the hypothesis found in the reference
-
-
-@pytest.fixture
-def toysix(tmp_path, monkeypatch):
-    """The toy's package written in tmp_path, put on sys.path, and its one registry line."""
-    package = tmp_path / "pkgs" / NAME
-    package.mkdir(parents=True)
-    for file, text in (("__init__.py", INIT), ("config.py", CONFIG), ("scorer.py", SCORER)):
-        (package / file).write_text(textwrap.dedent(text), encoding="utf-8")
-    monkeypatch.syspath_prepend(str(package.parent))
-    monkeypatch.setitem(registry.REGISTRY, NAME, (NAME, "ToySix"))  # the one registry line
-    return package
 
 
 TREE_READER = '''
@@ -196,28 +117,22 @@ def test_cli_score_list_and_demo(toysix, tmp_path, capsys, monkeypatch):
 
 def test_evaluate_module(toysix, tmp_path):
     evaluate = pytest.importorskip("evaluate")
-    folder = tmp_path / "module" / NAME
-    folder.mkdir(parents=True)
-    (folder / f"{NAME}.py").write_text(textwrap.dedent(WRAPPER), encoding="utf-8")
-    out = evaluate.load(str(folder)).compute(predictions=HYPS, references=REFS)
+    folder = nlgmetrics.metric_path(NAME)  # found by name in the toy's tree
+    assert folder == str(toysix.parent / "metrics" / NAME)
+    out = evaluate.load(folder).compute(predictions=HYPS, references=REFS)
     assert out["scores"] == pytest.approx(EXPECTED, abs=1e-12)
-    double = evaluate.load(str(folder), "double").compute(predictions=HYPS, references=REFS)
+    double = evaluate.load(folder, "double").compute(predictions=HYPS, references=REFS)
     assert double["scores"] == pytest.approx([2 * s for s in EXPECTED], abs=1e-12)
+    offset = evaluate.load(folder).compute(predictions=HYPS, references=REFS, offsets=[1.0, 0.0, 0.0, 0.0])
+    assert offset["scores"] == pytest.approx([EXPECTED[0] + 1.0, *EXPECTED[1:]], abs=1e-12)
 
 
 def test_space_page(toysix):
-    gr = pytest.importorskip("gradio")
-    from nlgmetrics import space as ui
+    pytest.importorskip("gradio")
+    import publish
 
-    example = registry.example(NAME).inputs
-    spec = ui.SpaceSpec(metric=NAME, title="ToySix", summary="unigram precision", intro="A toy.",
-                        settings=["scale"], visuals=lambda: [gr.HTML(elem_id="toysix-visual")],
-                        examples=[{k: "\n".join(v) for k, v in example.items()}],
-                        explain=lambda scorer, result, inputs: [gr.HTML("")],
-                        reading=lambda scorer: ui.Reading("0 to scale", "the mean of the segments",
-                                                          (ui.Anchor("exact copy", "the cat", "the cat"),
-                                                           ui.Anchor("an error", "a dog", "the cat"))))
-    demo = ui.build_space(spec, preload=False)
+    app = publish.load_app(Path(nlgmetrics.space_path(NAME)) / "app.py")  # found by name in the toy's tree
+    demo = app.build_demo(preload=False)
     score = next(f.fn for f in demo.fns.values() if f.api_name == "score_page")
     _, shown, *_ = score("\n".join(HYPS), "\n".join(REFS), 1.0)
     expected = nlgmetrics.score(NAME, HYPS, REFS).score

@@ -4,13 +4,12 @@ that exercise machinery shared by all metrics (base class, sharding, distributed
 Its configuration has one field of each kind the command line handles (number with a range,
 switch, choice, device/dtype/batch size, a free-text path) and it takes a per-call,
 per-segment input (``offsets``), so the generic paths are tested without a real model."""
-import math
 import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
 from nlgmetrics.core.config import MetricConfig, option
-from nlgmetrics.core.inputs import Inputs, Record
+from nlgmetrics.core.inputs import Inputs, Record, per_segment_numbers
 from nlgmetrics.core.lexical import sentence_chrf
 from nlgmetrics.core.result import MetricResult
 from nlgmetrics.core.scorer import Scorer
@@ -47,16 +46,7 @@ class ToyChrf(Scorer):
             os.makedirs(self.config.cache_dir, exist_ok=True)
 
     def check_extras(self, extras: Dict[str, Any], n: int) -> Dict[str, List[Any]]:
-        out: Dict[str, List[Any]] = {}
-        if "offsets" in extras:
-            values = list(extras["offsets"])
-            if len(values) != n:
-                raise ValueError(f"offsets has {len(values)} items but predictions has {n}")
-            for i, v in enumerate(values):
-                if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                    raise ValueError(f"offsets[{i}] must be a finite number, got {v!r}")
-            out["offsets"] = [float(v) for v in values]
-        return out
+        return {"offsets": per_segment_numbers(extras["offsets"], "offsets", n)} if "offsets" in extras else {}
 
     def score_segments(self, inputs: Inputs) -> List[Record]:
         offsets = inputs.extras.get("offsets") or [0.0] * len(inputs)

@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from .core.version import __version__
-from .registry import REGISTRY, compare, example, list_metrics, load, meta_eval, metric_path, score, scorer_class
+from .registry import REGISTRY, compare, example, list_metrics, load, meta_eval, metric_path, score, scorer_class, space_path
 
 
 def __getattr__(name: str) -> Any:
@@ -61,5 +61,5 @@ def rank(mtme: str, lp: str, metrics: List[str], **kwargs: Any) -> Dict[str, Any
     return _rank(mtme, lp, metrics, **kwargs)
 
 
-__all__ = ["__version__", "list_metrics", "load", "score", "metric_path", "compute_metrics_fn",
+__all__ = ["__version__", "list_metrics", "load", "score", "metric_path", "space_path", "compute_metrics_fn",
            "scorer_class", "compare", "meta_eval", "rank", "example", "REGISTRY"]

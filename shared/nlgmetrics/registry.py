@@ -47,6 +47,12 @@ BASELINES: Dict[str, Tuple[str, str]] = {
     "bertscore": ("nlgmetrics.baselines.bertscore", "BERTScore"),
 }
 
+#: metric name -> the folder of its tree, for a metric that lives outside this one (a plug-in,
+#: the tests' toy): a metric is its package (``REGISTRY``), its evaluate module
+#: ``<tree>/metrics/<name>/<name>.py`` and its Space ``<tree>/spaces/<name>/app.py``, found by
+#: name alone (:func:`metric_path`, :func:`space_path`); the five live in this project's tree
+TREES: Dict[str, str] = {}
+
 _SCORERS: Dict[Tuple[str, Tuple[Any, ...]], Any] = {}
 _LOCK = threading.Lock()
 
@@ -163,12 +169,30 @@ def score(name: str, predictions: Any, references: Any = None, sources: Any = No
 
 
 def metric_path(name: str) -> str:
-    """Directory of the metric's evaluate module: ``evaluate.load(metric_path("rome"))``."""
+    """Directory of the metric's evaluate module: ``evaluate.load(metric_path("rome"))``
+    (installed with the package: ``metrics/`` is mapped onto ``nlgmetrics.evaluate_modules``;
+    a metric of another tree: ``TREES``)."""
     scorer_class(name)  # validates the name
-    modules = importlib.import_module("nlgmetrics.evaluate_modules")  # mapped onto metrics/ by setup.cfg
-    path = Path(str(modules.__file__)).resolve().parent / name.lower()
+    if name.lower() in TREES:
+        path = Path(TREES[name.lower()]) / "metrics" / name.lower()
+    else:
+        modules = importlib.import_module("nlgmetrics.evaluate_modules")  # mapped onto metrics/ by setup.cfg
+        path = Path(str(modules.__file__)).resolve().parent / name.lower()
     if not (path / f"{name.lower()}.py").exists():
         raise FileNotFoundError(f"evaluate module for {name!r} not found at {path}")
+    return str(path)
+
+
+def space_path(name: str, tree: Optional[Union[str, Path]] = None) -> str:
+    """Directory of the metric's Space (``app.py``, its README and requirements): in its tree
+    (``TREES``), else in ``tree`` (a checkout of this project; default: the one this package
+    runs from). The Spaces are not installed with the package: from a wheel, give ``tree``."""
+    scorer_class(name)
+    root = TREES.get(name.lower()) or tree or Path(__file__).resolve().parents[2]
+    path = Path(root) / "spaces" / name.lower()
+    if not (path / "app.py").exists():
+        raise FileNotFoundError(f"the Space of {name!r} is not at {path} (the Spaces live in the source tree's "
+                                "spaces/, not in the installed package: give tree=CHECKOUT)")
     return str(path)
 
 

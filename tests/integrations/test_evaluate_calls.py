@@ -146,8 +146,14 @@ def test_compute_called_directly_resolves_its_own_keywords(counts):
         module._compute(predictions=HYPS, references=REFS, call=call, base="chrf")
     with pytest.raises(TypeError, match="takes the call resolved by compute"):
         module._compute(predictions=HYPS, references=REFS, call=registry.resolve("texteval", {}))
-    with pytest.raises(ValueError, match="unknown option 'call'"):
-        module.compute(predictions=HYPS, references=REFS, call=call)
+    # compute takes a call resolved before (the Trainer hook's, resolved once at its construction)
+    counts()
+    assert module.compute(predictions=HYPS, references=REFS, call=call, quiet=True)["scores"] == out["scores"]
+    assert counts()["resolve"] == 0
+    with pytest.raises(TypeError, match="compute takes call=, a call resolved by this module's checked_call"):
+        module.compute(predictions=HYPS, references=REFS, call=registry.resolve("texteval", {}))
+    with pytest.raises(TypeError, match="or options, not both"):
+        module.compute(predictions=HYPS, references=REFS, call=call, base="chrf")
 
 
 def test_numbers_only_returns_the_corpus_score_alone():

@@ -43,10 +43,29 @@ class Outcome:
     score: Optional[float]
     signature: Optional[str]
     warnings: Optional[frozenset] = None
+    #: meta-evaluation: the segment-level Pearson correlation with :data:`HUMAN` (checked
+    #: against scipy's of the reference per-segment scores)
+    pearson: Optional[float] = None
+
+
+def human(n: int) -> List[float]:
+    """The human scores of a meta-evaluation surface: 0, 1, ..., n-1."""
+    return [float(k) for k in range(n)]
 
 
 def _texts(warned: List[warnings.WarningMessage]) -> frozenset:
     return frozenset(str(w.message) for w in warned if issubclass(w.category, UserWarning))
+
+
+def same_words(texts: frozenset) -> frozenset:
+    """Warnings with each surface's own spelling written one way: an option as Python writes it
+    (the CLI's ``--language en`` is ``language='en'``) and a system's name left out ("the
+    predictions of A" is "the predictions"): what they say must be the same."""
+    out = set()
+    for text in texts:
+        text = re.sub(r"--([a-z][a-z-]*) ([\w.-]+)", lambda m: f"{m.group(1).replace('-', '_')}={m.group(2)!r}", text)
+        out.add(re.sub(r"(predictions|references|sources) of \S+ \(", r"\1 (", text))
+    return frozenset(out)
 
 
 @contextlib.contextmanager
@@ -112,12 +131,25 @@ def python_compare(case: Case, tmp: Path) -> Outcome:
 
 
 def python_meta_eval(case: Case, tmp: Path) -> Outcome:
-    n = len(case.predictions)
     with caught() as warned:
         out = nlgmetrics.meta_eval(case.metric, case.predictions, case.references, case.sources,
-                                   human=[float(k) for k in range(n)], bootstrap=0, permutations=1, quiet=True,
+                                   human=human(len(case.predictions)), bootstrap=0, permutations=1, quiet=True,
                                    **case.options, **case.extras)
-    return Outcome(None, None, out["signature"], _texts(warned))
+    return Outcome(None, None, out["signature"], _texts(warned), out["segment"]["pearson"]["value"])
+
+
+def cli_meta_eval(case: Case, tmp: Path) -> Outcome:
+    """``meta-eval METRIC rows.jsonl --human human`` with the per-segment inputs as files (the
+    same generated flags as score's)."""
+    rows = [{"hyp": h, "ref": r, "human": y, **({"src": case.sources[k]} if case.sources is not None else {})}
+            for k, (h, r, y) in enumerate(zip(case.predictions, case.references, human(len(case.predictions))))]
+    argv = ["meta-eval", case.metric, _lines(tmp / "rows.jsonl", [json.dumps(r) for r in rows]), "--human", "human",
+            "--system-field", "", "--bootstrap", "0", "--permutations", "1", "--json", "--quiet",
+            *_cli_options(case), *_cli_extras(case, tmp)]
+    code, out, err = run_cli(argv)
+    assert code == 0, err
+    got = json.loads(out)
+    return Outcome(None, None, got["signature"], _cli_warnings(err), got["segment"]["pearson"]["value"])
 
 
 def cli_score(case: Case, tmp: Path) -> Outcome:
@@ -189,9 +221,7 @@ def evaluate_compute(case: Case, tmp: Path) -> Outcome:
 
 
 def evaluate_add_batch(case: Case, tmp: Path) -> Outcome:
-    import evaluate
-
-    module = evaluate.load(case.module or nlgmetrics.metric_path(case.metric))
+    module = evaluate_module(case)
     half = len(case.predictions) // 2
     for lo, hi in ((0, half), (half, len(case.predictions))):
         batch = {"predictions": case.predictions[lo:hi], "references": case.references[lo:hi]}
@@ -201,6 +231,156 @@ def evaluate_add_batch(case: Case, tmp: Path) -> Outcome:
     with caught() as warned:
         out = module.compute(**case.options, **case.extras)
     return Outcome(out["scores"], out["score"], out["signature"], _texts(warned))
+
+
+def evaluate_add(case: Case, tmp: Path) -> Outcome:
+    """``add`` one example at a time, then ``compute`` with the options."""
+    module = evaluate_module(case)
+    for k, (p, r) in enumerate(zip(case.predictions, case.references)):
+        module.add(prediction=p, reference=r, **({"sources": case.sources[k]} if case.sources is not None else {}))
+    with caught() as warned:
+        out = module.compute(**case.options, **case.extras)
+    return Outcome(out["scores"], out["score"], out["signature"], _texts(warned))
+
+
+def evaluate_combine(case: Case, tmp: Path) -> Outcome:
+    """``evaluate.combine([module])``: its compute passes the options through."""
+    import evaluate
+
+    combined = evaluate.combine([evaluate_module(case)])
+    kwargs = {**case.options, **case.extras, **({"sources": case.sources} if case.sources is not None else {})}
+    with caught() as warned:
+        out = combined.compute(predictions=case.predictions, references=case.references, **kwargs)
+    return Outcome(out["scores"], out["score"], out["signature"], _texts(warned))
+
+
+def evaluate_evaluator(case: Case, tmp: Path) -> Outcome:
+    """evaluate's ``Evaluator("text2text-generation")`` over the case's texts, its pipeline a
+    stand-in that answers the case's predictions (the texts are what is compared); the module
+    loaded with the case's options. evaluate's Evaluator cannot run under transformers 5 (the
+    README's alternative is tested in tests/integrations/test_evaluator.py): skipped there."""
+    import pytest
+    import transformers
+
+    if int(transformers.__version__.split(".")[0]) >= 5 or case.extras or case.sources is not None:
+        pytest.skip("evaluate's Evaluator needs transformers < 5 (the evaluator extra) and passes no per-segment "
+                    "inputs or sources")
+    import evaluate
+    from datasets import Dataset
+
+    answers = dict(zip(case.references, case.predictions))
+
+    def pipe(texts: Any, **kwargs: Any) -> List[Dict[str, str]]:
+        return [{"generated_text": answers[t]} for t in texts]
+
+    module = evaluate.load(case.module or nlgmetrics.metric_path(case.metric), quiet=True, **case.options)
+    data = Dataset.from_dict({"text": case.references, "label": case.references})
+    with caught() as warned:
+        out = evaluate.evaluator("text2text-generation").compute(model_or_pipeline=pipe, data=data, metric=module,
+                                                                 input_column="text", label_column="label")
+    return Outcome(out["scores"], out["score"], out["signature"], _texts(warned))
+
+
+def trainer_hook_with_module(case: Case, tmp: Path) -> Outcome:
+    """The Trainer hook given a loaded evaluate module (decoded texts, as by name)."""
+    from transformers import EvalPrediction
+
+    tok = hook_tokenizer()
+    fn = nlgmetrics.compute_metrics_fn(evaluate_module(case), tok, sources=case.sources, **case.options,
+                                       **case.extras)
+    with caught() as warned:
+        out = fn(EvalPrediction(predictions=_ids(tok, case.predictions), label_ids=_ids(tok, case.references)))
+    return Outcome(None, out[case.metric], None, _texts(warned))
+
+
+# -- the Space: its handler in this process, and its HTTP API through gradio_client -------------
+_DEMOS: Dict[Tuple[str, str], Any] = {}
+
+
+def space_app(case: Case) -> Any:
+    """The app module of the case's Space (``spaces/<name>/app.py``, or where the registry's
+    tree puts it)."""
+    import publish
+
+    return publish.load_app(Path(nlgmetrics.space_path(case.metric)) / "app.py")
+
+
+def space_demo(case: Case) -> Tuple[Any, Any]:
+    """The case's Space built once per options, scoring in this process, its settings started at
+    the case's options; (demo, page). An option the page does not offer skips the case there."""
+    import os
+
+    import pytest
+
+    key = (case.metric, json.dumps(case.options, sort_keys=True, default=str))
+    if key not in _DEMOS:
+        os.environ["NLGMETRICS_SPACE_PROCESSES"] = "0"
+        try:
+            demo = space_app(case).build_demo(options=case.options, preload=False)
+        finally:
+            del os.environ["NLGMETRICS_SPACE_PROCESSES"]
+        page = next(f.fn for f in demo.fns.values() if f.api_name == "score_page").__wrapped__.__self__
+        _DEMOS[key] = (demo, page)
+    demo, page = _DEMOS[key]
+    missing = [k for k in case.options if k not in page.names]
+    if missing:
+        pytest.skip(f"the {case.metric} Space does not offer {', '.join(missing)}")
+    return demo, page
+
+
+def _space_texts(case: Case) -> Dict[str, Any]:
+    out: Dict[str, Any] = {"predictions": case.predictions, "references": case.references, **case.extras}
+    if case.sources is not None:
+        out["sources"] = case.sources
+    return out
+
+
+def _space_outcome(got: Dict[str, Any]) -> Outcome:
+    """The Space's answer; its warnings are in the page's words, compared by their keys
+    (:func:`space_keys`)."""
+    return Outcome(got["scores"], got["score"], got["signature"], frozenset(w["key"] for w in got["warnings"]))
+
+
+def space_keys(texts: frozenset) -> frozenset:
+    """The keys the Space gives the package's warnings (``space.report.warning_key``)."""
+    from nlgmetrics.space.report import warning_key
+
+    return frozenset(warning_key(t) for t in texts)
+
+
+def space_handler(case: Case, tmp: Path) -> Outcome:
+    """The Space's ``/score`` handler called in this process, settings left to the page's."""
+    _, page = space_demo(case)
+    return _space_outcome(page.score_api(*[_space_texts(case).get(n) for n in page.api_names]))
+
+
+def space_http(case: Case, tmp: Path) -> Outcome:
+    """The Space launched on 127.0.0.1 and called by ``gradio_client`` by parameter names, the
+    case's options sent as named settings."""
+    demo, page = space_demo(case)
+    client = served(demo)
+    return _space_outcome(client.predict(**_space_texts(case), **case.options, api_name="/score"))
+
+
+_CLIENTS: Dict[int, Any] = {}
+
+
+def served(demo: Any) -> Any:
+    """A ``gradio_client.Client`` of ``demo`` launched on a free port of 127.0.0.1 (once; closed
+    when the process ends)."""
+    import atexit
+    import socket
+
+    from gradio_client import Client
+
+    if id(demo) not in _CLIENTS:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, ssr_mode=False)
+        atexit.register(demo.close)
+        _CLIENTS[id(demo)] = Client(f"http://127.0.0.1:{port}/", verbose=False)
+    return _CLIENTS[id(demo)]
 
 
 def trainer_hook_by_name(case: Case, tmp: Path) -> Outcome:
@@ -250,8 +430,11 @@ def decoded_case(case: Case) -> Case:
 SURFACES: Dict[str, Callable[[Case, Path], Outcome]] = {
     "python.score": python_score, "python.compare": python_compare, "python.meta_eval": python_meta_eval,
     "cli.score": cli_score, "cli.shards+reduce": cli_shards_and_reduce, "cli.compare": cli_compare,
-    "evaluate.compute": evaluate_compute, "evaluate.add_batch": evaluate_add_batch,
-    "trainer.by_name": trainer_hook_by_name,
+    "cli.meta_eval": cli_meta_eval,
+    "evaluate.compute": evaluate_compute, "evaluate.add": evaluate_add, "evaluate.add_batch": evaluate_add_batch,
+    "evaluate.combine": evaluate_combine, "evaluate.evaluator": evaluate_evaluator,
+    "space.handler": space_handler, "space.http": space_http,
+    "trainer.by_name": trainer_hook_by_name, "trainer.with_module": trainer_hook_with_module,
 }
 
 
@@ -273,7 +456,16 @@ def check(case: Case, surface: str, tmp: Path, reference: Optional[Outcome] = No
             f"{surface}: corpus score {got.score} != {want.score}"
     if got.signature is not None:
         assert got.signature == want.signature, f"{surface}: signature {got.signature} != {want.signature}"
+    if got.pearson is not None:
+        from scipy.stats import pearsonr
+
+        expected = float(pearsonr(want.scores or [], human(len(want.scores or [])))[0])
+        assert math.isclose(got.pearson, expected, rel_tol=1e-9, abs_tol=1e-9), \
+            f"{surface}: segment-level Pearson {got.pearson} != {expected}"
+    if got.warnings is not None and compare_warnings and surface.startswith("space."):
+        want = Outcome(want.scores, want.score, want.signature, space_keys(want.warnings or frozenset()))
     if got.warnings is not None and compare_warnings:
+        got, want = (Outcome(o.scores, o.score, o.signature, same_words(o.warnings or frozenset())) for o in (got, want))
         assert got.warnings == want.warnings, f"{surface}: warnings {sorted(got.warnings)} != {sorted(want.warnings or [])}"
 
 

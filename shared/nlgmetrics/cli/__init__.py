@@ -27,7 +27,7 @@ from typing import Any, List, Optional, Sequence
 
 from nlgmetrics import registry
 from nlgmetrics.cli import help as help_text
-from nlgmetrics.cli.common import CLIError, Parser, add_metric_options, print_error
+from nlgmetrics.cli.common import CLIError, Parser, add_extra_flags, add_metric_options, print_error
 from nlgmetrics.cli.compare import add_compare_arguments
 from nlgmetrics.cli.score import add_score_arguments
 from nlgmetrics.core.version import __version__
@@ -132,6 +132,7 @@ def _add_meta_eval(sub: Any, cls: Any) -> None:
     p.add_argument("data", nargs="?", help="JSON lines (.gz ok), one segment a row (or --mtme instead)")
     p.add_argument("--human", help="JSON lines: field with the human score (dots for nesting: human.quality); "
                    "--mtme: the human score name (mqm, wmt-z ...; default: the only one with a seg file)")
+    add_extra_flags(p, cls, " of the JSON-lines file's rows, in order (not with --mtme)")  # as score's
     p.add_argument("--hyp-field", default="hyp", help="field with the output text (default: hyp)")
     p.add_argument("--ref-field", default="ref", help="field with the reference(s) (default: ref; a list for several)")
     p.add_argument("--src-field", default="src", help="field with the source (default: src)")

@@ -8,10 +8,11 @@ import json
 import math
 import re
 import sys
-from typing import IO, Any, List, Optional, Sequence
+from typing import IO, Any, Dict, List, Optional, Sequence
 
 from nlgmetrics import registry
 from nlgmetrics.cli import options as cli_options
+from nlgmetrics.core import files
 from nlgmetrics.core.call import resolve
 from nlgmetrics.core.config import MetricConfig
 from nlgmetrics.core.inputs import ArgumentSyntax
@@ -51,6 +52,13 @@ class CLISyntax(ArgumentSyntax):
     def setting(self, name: str, text: str) -> str:
         return f"--{name.replace('_', '-')} \"{text}\""
 
+    def flag(self, name: str) -> str:
+        return f"--{name.replace('_', '-')}"
+
+    def unknown(self, metric: str, names: List[str], known: List[str]) -> str:
+        return (f"{metric} does not take option{'s' if len(names) > 1 else ''} {', '.join(map(repr, names))}; "
+                f"it takes: {', '.join(known)}")
+
 
 CLI_SYNTAX = CLISyntax()
 
@@ -86,68 +94,64 @@ def call_from_args(cls: Any, args: argparse.Namespace) -> Any:
     and checked (types, choices, ranges, cross-field rules, device and dtype) before anything
     loads: a :class:`~nlgmetrics.core.call.Call`."""
     config_cls = cls.Config
-    known = config_cls.names()
+    known = set(config_cls.names())
     items: List[str] = list(getattr(args, "option", None) or [])
-    keys = []
+    raw = {}
     for item in items:
         if "=" not in item:
             raise CLIError(f"-o expects KEY=VALUE, got {item!r}")
-        keys.append(item.split("=", 1)[0].strip().replace("-", "_"))
-    unknown = [k for k in keys if k not in known]
-    if unknown:
-        raise CLIError(f"{cls.name} does not take option{'s' if len(unknown) > 1 else ''} "
-                       f"{', '.join(map(repr, unknown))}; it takes: {', '.join(known)}")
+        key, value = item.split("=", 1)
+        raw[key.strip().replace("-", "_")] = value
     try:
         flags = cli_options.options_from_args(args, config_cls)
-        pairs = cli_options.parse_key_values(items, config_cls)
+        pairs = cli_options.parse_key_values([i for i in items if i.split("=", 1)[0].strip().replace("-", "_") in known],
+                                             config_cls)
     except ValueError as err:
         raise CLIError(str(err)) from None
     for key in set(flags) & set(pairs):
         if json.dumps(flags[key], default=str) != json.dumps(pairs[key], default=str):
             flag = f"--{key.replace('_', '-')}"
             raise CLIError(f"option {key} given twice with different values ({flag} and -o {key}=...)")
+    unknown = {k: v for k, v in raw.items() if k not in known}  # the resolver refuses them, in CLI words
     extras = [name[len("extra_"):] for name, path in vars(args).items() if name.startswith("extra_") and path]
-    try:  # the core's one front door; the per-segment files are checked with the input files
-        call = resolve(cls, {**flags, **pairs}, extra_names=extras, syntax=CLI_SYNTAX, check_extras=False)
+    try:  # the core's one front door: unknown options, values, device and dtype; the per-segment
+        # files are checked with the input files
+        return resolve(cls, {**unknown, **flags, **pairs}, extra_names=extras, syntax=CLI_SYNTAX,
+                       check_extras=False, keyword_extras=False)
     except (ValueError, TypeError) as err:
         raise CLIError(str(err)) from None
-    check_device(call.config)
-    return call
 
 
-def check_device(config: MetricConfig) -> None:
-    """``device`` and ``dtype`` fields checked as the models will resolve them (``--device
-    tpu``, ``cuda`` without CUDA, ``fp16`` on CPU), so the error comes before any load."""
-    names = set(type(config).names())
-    if "device" not in names and "dtype" not in names:
-        return
-    if (str(getattr(config, "device", None)) in ("None", "auto", "cpu")
-            and str(getattr(config, "dtype", None)).lower() in ("none", "fp32", "bf16")):
-        return  # valid wherever torch runs: no torch import (2 s) before a run that may load no model
-    import torch
+def add_extra_flags(parser: argparse.ArgumentParser, cls: Optional[Any], how: str = "",
+                    append: bool = False) -> None:
+    """One ``--name FILE`` flag per per-segment input of the metric (SAM's ``--base-scores``),
+    generated alike for score, compare and meta-eval; ``how`` says what a file's lines are
+    for the command, ``append``: repeated, one file per system."""
+    for name, doc in (getattr(cls, "extra_inputs", None) or {}).items():
+        parser.add_argument(f"--{name.replace('_', '-')}", dest=f"extra_{name}", metavar="FILE",
+                            action="append" if append else "store",
+                            help=f"one number per line{how}: {doc}")
 
-    from nlgmetrics.core import models
 
-    device = getattr(config, "device", None)
-    resolved = None
-    if device is not None:
-        text = str(device)
-        try:
-            kind = torch.device(text).type if text != "auto" else "auto"
-        except (RuntimeError, ValueError):
-            kind = None
-        if kind not in ("auto", "cpu", "cuda", "mps"):
-            raise CLIError(f"unknown device {text!r}; use auto, cpu, cuda, cuda:N or mps")
-        try:
-            resolved = models.resolve_device(text)
-        except (RuntimeError, ValueError) as err:
-            raise CLIError(str(err)) from None
-    dtype = getattr(config, "dtype", None)
-    if dtype is not None:
-        try:
-            models.resolve_dtype(dtype, resolved if resolved is not None else models.resolve_device("auto"))
-        except (RuntimeError, ValueError) as err:
-            raise CLIError(str(err)) from None
+def extra_paths(args: argparse.Namespace) -> Dict[str, Any]:
+    """The per-segment input files given (name -> path, or paths with ``append``)."""
+    return {name[len("extra_"):]: path for name, path in vars(args).items() if name.startswith("extra_") and path}
+
+
+def read_extra_file(cls: Any, config: MetricConfig, name: str, path: str, n: Optional[int] = None,
+                    against: str = "the hypothesis file") -> List[float]:
+    """A per-segment input file's numbers, each checked by the metric; ``n``: the lines it
+    must hold (of ``against``)."""
+    values: List[float] = []
+    try:
+        for m, line in enumerate(files.iter_lines(path), start=1):
+            where = f"{path}, line {m}"
+            values.append(cls.check_extra_value(config, name, as_number(line, where), where, CLI_SYNTAX))
+    except (files.InputFileError, ValueError) as err:
+        raise CLIError(str(err)) from None
+    if n is not None and len(values) != n:
+        raise CLIError(f"{path} has {len(values)} lines but {against} has {n}")
+    return values
 
 
 def load_scorer(name: str, config: MetricConfig, quiet: bool) -> Any:
@@ -222,6 +226,6 @@ def print_error(err: BaseException) -> None:
     print(str(err) if isinstance(err, CLIError) else f"error: {err}", file=sys.stderr)
 
 
-__all__ = ["CLI_SYNTAX", "CLIError", "Parser", "add_metric_options", "as_number", "check_device", "config_from_args", "dumps",
+__all__ = ["CLI_SYNTAX", "CLIError", "Parser", "add_metric_options", "as_number", "config_from_args", "dumps",
            "finite_or_none", "load_scorer", "print_error", "scorer_class", "write_result"]
 

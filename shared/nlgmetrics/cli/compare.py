@@ -12,7 +12,7 @@ import argparse
 import os
 from typing import Any, Dict, List, Optional
 
-from nlgmetrics.cli.common import CLIError, config_from_args, dumps, load_scorer, scorer_class
+from nlgmetrics.cli.common import CLIError, add_extra_flags, config_from_args, dumps, load_scorer, scorer_class
 from nlgmetrics.cli.options import options_from_args
 from nlgmetrics.cli.score import check_inputs, check_language
 from nlgmetrics.core.inputs import check_seed
@@ -24,9 +24,7 @@ from nlgmetrics.integrations.records_reader import load_records
 def add_compare_arguments(p: argparse.ArgumentParser, cls: Optional[Any] = None) -> None:
     p.add_argument("-p", "--predictions", action="append", metavar="FILE", default=[],
                    help="one system's outputs, one per line; repeat for each system (the first is the baseline)")
-    for name, doc in (getattr(cls, "extra_inputs", None) or {}).items():  # the metric's per-segment inputs, as score's
-        p.add_argument(f"--{name.replace('_', '-')}", dest=f"extra_{name}", action="append", metavar="FILE",
-                       help=f"one number per line, one file per system in the order of -p: {doc}")
+    add_extra_flags(p, cls, ", one file per system in the order of -p", append=True)  # as score's
     p.add_argument("-r", "--references", action="append", metavar="FILE",
                    help="one reference per line (repeat for several)")
     p.add_argument("-s", "--sources", metavar="FILE", help="one source per line")

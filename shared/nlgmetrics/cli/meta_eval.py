@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, config_from_args, dumps, load_scorer, scorer_class
+from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, config_from_args, dumps, extra_paths, load_scorer, read_extra_file, scorer_class
 from nlgmetrics.cli.options import parse_key_values
 from nlgmetrics.core import files, stats
 from nlgmetrics.core.inputs import check_seed
@@ -33,6 +33,8 @@ class Data:
     human_name: str
     notes: List[str]
     human_systems: Optional[Dict[str, float]] = None
+    #: the metric's per-segment inputs, one value per row (``--base-scores FILE``)
+    extras: Dict[str, List[float]] = field(default_factory=dict)
 
 
 def _human(row: files.Row, key: str, path: str) -> Optional[float]:
@@ -55,11 +57,14 @@ def _human(row: files.Row, key: str, path: str) -> Optional[float]:
 
 def _check_args(cls: Any, config: Any, args: argparse.Namespace) -> None:
     """Usage errors of meta-eval, before anything loads."""
-    try:  # e.g. SAM's base='given' needs per-segment base scores, which meta-eval cannot give
-        cls.check_extra_names(config, (), CLI_SYNTAX)
+    extras = extra_paths(args)
+    if extras and args.mtme is not None:
+        raise CLIError(f"{', '.join('--' + n.replace('_', '-') for n in extras)} gives one number per row of a "
+                       "JSON-lines file; an EvalSet (--mtme) has none: meta-evaluate its rows as a JSON-lines file")
+    try:  # e.g. SAM's base='given' needs per-segment base scores (--base-scores FILE)
+        cls.check_extra_names(config, extras, CLI_SYNTAX)
     except ValueError as err:
-        raise CLIError(f"{err}; meta-eval gives no per-segment inputs: score the file with "
-                       "`nlgmetrics score` instead") from None
+        raise CLIError(str(err)) from None
     if (args.data is None) == (args.mtme is None):
         raise CLIError("give either a JSON-lines file or --mtme DIR (an mt-metrics-eval test-set folder), not both"
                        if args.data else "give a JSON-lines file, or --mtme DIR --lp SRC-TGT")
@@ -163,7 +168,7 @@ def _from_jsonl(cls: Any, args: argparse.Namespace) -> Data:
 def _score(name: str, config: Any, data: Data, quiet: bool) -> tuple[List[float], SystemScores, str]:
     scorer = load_scorer(name, config, quiet=quiet)
     try:
-        scores, systems = score_systems(scorer, data.systems, data.hyps, data.refs, data.srcs)
+        scores, systems = score_systems(scorer, data.systems, data.hyps, data.refs, data.srcs, data.extras)
     except LanguageError as err:  # --language and text in another: an input error, as in score
         raise CLIError(str(err)) from None
     except ValueError as err:
@@ -250,6 +255,11 @@ def cmd_meta_eval(args: argparse.Namespace) -> int:
     config = config_from_args(cls, args)
     _check_args(cls, config, args)
     data = _from_mtme(cls, args) if args.mtme else _from_jsonl(cls, args)
+    for name, path in extra_paths(args).items():
+        values = read_extra_file(cls, config, name, path)
+        if len(values) < len(data.hyps) or (args.limit is None and len(values) != len(data.hyps)):
+            raise CLIError(f"{path} has {len(values)} lines but {data.label} has {len(data.hyps)} rows")
+        data.extras[name] = values[:len(data.hyps)]
     if all(h is None for h in data.human):
         raise CLIError(f"{data.label}: no row has a human score")
     scores, systems, signature = _score(args.metric, config, data, args.quiet)

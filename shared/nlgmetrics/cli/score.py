@@ -14,7 +14,17 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from tqdm.auto import tqdm
 
 from nlgmetrics.cli import trees
-from nlgmetrics.cli.common import CLI_SYNTAX, CLIError, as_number, call_from_args, load_scorer, scorer_class, write_result
+from nlgmetrics.cli.common import (
+    CLI_SYNTAX,
+    CLIError,
+    add_extra_flags,
+    call_from_args,
+    extra_paths,
+    load_scorer,
+    read_extra_file,
+    scorer_class,
+    write_result,
+)
 from nlgmetrics.cli.mtme_out import add_mtme_out_arguments, check_mtme_out, score_evalset, write_mtme_out
 from nlgmetrics.core import files, language
 from nlgmetrics.core.cache import live_caches
@@ -149,8 +159,7 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
         raise CLIError(f"{cls.name} takes no sources (-s)")
     if not args.sources and cls.sources_mode == "required":
         raise CLIError(f"{cls.name} needs sources: give -s FILE")
-    extras = {name[len("extra_"):]: path for name, path in vars(args).items()
-              if name.startswith("extra_") and path}
+    extras = extra_paths(args)
     for name in extras:
         if name not in cls.extra_inputs:
             raise CLIError(f"{cls.name} takes no {name.replace('_', ' ')}")
@@ -175,15 +184,7 @@ def check_inputs(cls: Any, args: argparse.Namespace, config: MetricConfig) -> In
         if m != n:
             raise CLIError(f"{path} has {m} lines but the hypothesis file has {n}")
     for name, path in extras.items():
-        m = 0
-        try:
-            for m, line in enumerate(files.iter_lines(path), start=1):
-                where = f"{path}, line {m}"
-                cls.check_extra_value(config, name, as_number(line, where), where, CLI_SYNTAX)
-        except (files.InputFileError, ValueError) as err:
-            raise CLIError(str(err)) from None
-        if m != n:
-            raise CLIError(f"{path} has {m} lines but the hypothesis file has {n}")
+        read_extra_file(cls, config, name, path, n)
     return InputFiles(args.predictions, refs, args.sources, extras, n, cls.multi_reference)
 
 
@@ -334,9 +335,7 @@ def add_score_arguments(p: argparse.ArgumentParser, cls: Optional[Any]) -> None:
                    help="one reference per line (repeat for several)"
                         + ("; or tree files as for -p (two folders are paired by file name)" if tree else ""))
     p.add_argument("-s", "--sources", metavar="FILE", help="one source per line")
-    for name, doc in (getattr(cls, "extra_inputs", None) or {}).items():  # the metric's per-segment inputs
-        p.add_argument(f"--{name.replace('_', '-')}", dest=f"extra_{name}", metavar="FILE",
-                       help=f"one number per line: {doc}")
+    add_extra_flags(p, cls)  # the metric's per-segment inputs
     add_mtme_out_arguments(p)
     p.add_argument("--shard", metavar="K/N", help="score only shard K of N (round-robin segments)")
     p.add_argument("--records", metavar="OUT.jsonl", help="write the shard's per-segment records here")

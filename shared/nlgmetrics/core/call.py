@@ -79,22 +79,66 @@ def split(cls: Type["Scorer"], keywords: Mapping[str, Any]) -> tuple[Dict[str, A
 
 def resolve(cls: Type["Scorer"], keywords: Mapping[str, Any], *, preset: Optional[Mapping[str, Any]] = None,
             extra_names: Collection[str] = (), syntax: ArgumentSyntax = PYTHON_SYNTAX,
-            check_extras: bool = True, sent_always: Collection[str] = (), name: str = "") -> Call:
+            check_extras: bool = True, sent_always: Collection[str] = (), name: str = "",
+            keyword_extras: bool = True) -> Call:
     """The configuration and per-segment inputs of one call of metric ``cls`` (rules in the
     module docstring). ``extra_names`` names per-segment inputs the caller gives by another
     way (columns of an evaluate batch, a file on the command line). ``ValueError`` for a bad
     option or a per-segment input the configuration does not take, before anything loads;
     ``check_extras=False`` leaves that last check (rule 4) to a caller that words it itself
     (the command line, which names its files); ``sent_always``: see the module docstring;
-    ``name``: the name the metric was asked for by (:attr:`Call.metric`)."""
-    options, extras = split(cls, keywords)
+    ``name``: the name the metric was asked for by (:attr:`Call.metric`);
+    ``keyword_extras=False``: every keyword is an option (a surface that takes per-segment
+    inputs another way, the command line's files: ``-o base_scores=...`` is an unknown option).
+    Unknown options, ``device`` and ``dtype`` are checked here, worded by ``syntax``."""
+    options, extras = split(cls, keywords) if keyword_extras else (dict(keywords), {})
+    known = cls.Config.names()
+    unknown = [k for k in options if k not in known]
+    if unknown:
+        raise ValueError(syntax.unknown(name or cls.name, unknown, known))
     extras = {k: v for k, v in extras.items() if v is not None}
     given = [*extras, *(n for n in extra_names if n not in extras)]
     options = {**dict(preset or {}), **cls.call_options(options, given)}
     config, dropped = _configured(cls, options, sent_always)
     if check_extras:
         cls.check_extra_names(config, given, syntax)
+    check_device(config, syntax)
     return Call(config, extras, dropped, cls, name)
+
+
+def check_device(config: MetricConfig, syntax: ArgumentSyntax = PYTHON_SYNTAX) -> None:
+    """``device`` and ``dtype`` checked as the models will resolve them (``device="tpu"``,
+    ``cuda`` without CUDA, ``fp16`` on the CPU), so the error comes before anything loads;
+    ``ValueError`` naming the option as ``syntax`` writes it. Without torch's import where
+    the values are valid wherever torch runs (``auto``/``cpu`` with ``fp32``/``bf16``)."""
+    names = set(type(config).names())
+    if "device" not in names and "dtype" not in names:
+        return
+    device, dtype = getattr(config, "device", None), getattr(config, "dtype", None)
+    if str(device) in ("None", "auto", "cpu") and str(dtype).lower() in ("none", "fp32", "bf16"):
+        return
+    import torch
+
+    from . import models
+
+    resolved = None
+    if device is not None:
+        text = str(device)
+        try:
+            kind = torch.device(text).type if text != "auto" else "auto"
+        except (RuntimeError, ValueError):
+            kind = None
+        if kind not in ("auto", "cpu", "cuda", "mps"):
+            raise ValueError(f"unknown device {text!r} ({syntax.flag('device')}); use auto, cpu, cuda, cuda:N or mps")
+        try:
+            resolved = models.resolve_device(text)
+        except (RuntimeError, ValueError) as err:
+            raise ValueError(f"{err} ({syntax.flag('device')})") from None
+    if dtype is not None:
+        try:
+            models.resolve_dtype(dtype, resolved if resolved is not None else models.resolve_device("auto"))
+        except (RuntimeError, ValueError) as err:
+            raise ValueError(f"{err} ({syntax.flag('dtype')})") from None
 
 
 def _configured(cls: Type["Scorer"], options: Mapping[str, Any],

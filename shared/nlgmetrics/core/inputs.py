@@ -50,6 +50,7 @@ mapping: full-width letters and ligatures stay as written). ``str`` subclasses
 """
 from __future__ import annotations
 
+import math
 import numbers
 import re
 import unicodedata
@@ -150,6 +151,24 @@ def ordered_values(values: Any, field: str, kind: str = "values", what: str = "v
     if n is not None and len(out) != n:
         raise ValueError(f"{field} has {len(out)} items but predictions has {n}; give one per prediction")
     return out
+
+
+def per_segment_numbers(values: Any, field: str, n: int) -> List[float]:
+    """A per-segment input of numbers (a metric's ``extra_inputs``): :func:`ordered_values`
+    with ``n`` items, each a finite number (not a bool), as floats.
+
+    >>> per_segment_numbers([1, 0.5], "offsets", 2)
+    [1.0, 0.5]
+    >>> per_segment_numbers([1, float("nan")], "offsets", 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: offsets[1] must be a finite number, got nan
+    """
+    out = ordered_values(values, field, "numbers", "numbers", n=n)
+    for i, v in enumerate(out):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise ValueError(f"{field}[{i}] must be a finite number, got {v!r}")
+    return [float(v) for v in out]
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -309,6 +328,15 @@ class ArgumentSyntax:
 
     def extra(self, name: str) -> str:
         return f"score(predictions, references, {name}=[...])"
+
+    def flag(self, name: str) -> str:
+        """An option's name as the caller writes it (``device=``; ``--device`` on the command line)."""
+        return f"{name}="
+
+    def unknown(self, metric: str, names: List[str], known: List[str]) -> str:
+        """The error for options the metric does not take."""
+        return (f"unknown option{'s' if len(names) > 1 else ''} {', '.join(map(repr, names))}; "
+                f"the options are: {', '.join(known)}")
 
 
 PYTHON_SYNTAX = ArgumentSyntax()

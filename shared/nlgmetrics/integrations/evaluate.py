@@ -245,8 +245,12 @@ class Metric(evaluate.Metric):
         resolved call reaches ``_compute`` as a value (evaluate forwards every keyword that is no
         column to ``_compute``), with the columns, ``return_details`` and the switches."""
         output_switches(kwargs.get("return_details"), kwargs.get("numbers_only"), self.load_numbers_only)
-        call = self.check_call(predictions, kwargs)
+        resolved = kwargs.pop("call", None)  # a call this module resolved before (the Trainer hook's)
         passed = set(self._feature_names()) | {"return_details", *SWITCHES}
+        if resolved is not None and (not isinstance(resolved, Call) or resolved.scorer is not self.scorer_class
+                                     or any(k not in passed for k in kwargs)):
+            raise TypeError("compute takes call=, a call resolved by this module's checked_call, or options, not both")
+        call = self.check_call(predictions, kwargs, resolved)
         forward = {k: v for k, v in kwargs.items() if k in passed}
         return super().compute(predictions=predictions, references=references, **forward, call=call)
 
@@ -261,11 +265,13 @@ class Metric(evaluate.Metric):
         call = registry.resolve(self.metric_name, given, preset=self.preset, extra_names=list(column_extras))
         return call, column_extras
 
-    def check_call(self, predictions: Any, kwargs: Mapping[str, Any]) -> Call:
+    def check_call(self, predictions: Any, kwargs: Mapping[str, Any], call: Call | None = None) -> Call:
         """The call of ``compute(predictions=predictions, **kwargs)``, resolved once
-        (:meth:`checked_call`), its per-segment inputs checked as the core will: their length
-        (the items added before and those given) and values. ``ValueError`` if not."""
-        call, _ = self.checked_call(kwargs)
+        (:meth:`checked_call`; ``call``: resolved already), its per-segment inputs checked as the
+        core will: their length (the items added before and those given) and values.
+        ``ValueError`` if not."""
+        if call is None:
+            call, _ = self.checked_call(kwargs)
         added = len(self.writer) if self.writer is not None else 0
         n: int | None = added
         if predictions is not None:  # a bare string is refused later, by add_batch

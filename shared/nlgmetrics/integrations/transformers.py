@@ -71,6 +71,16 @@ def _check_module_options(module: Any, options: dict[str, Any]) -> None:
         one.checked_call({k: v for k, v in options.items() if k != "sources"})
 
 
+def _module_call(module: Any, options: dict[str, Any]) -> Any:
+    """The call of an nlgmetrics ``evaluate`` module with ``options``, resolved once by it
+    (``checked_call``), which its ``compute(call=...)`` takes without resolving again; ``None``
+    for another module, an ``evaluate.combine`` or a scorer."""
+    if getattr(module, "preset", None) is None or not hasattr(module, "checked_call"):
+        return None
+    call, _ = module.checked_call(options)
+    return call
+
+
 def _combined_labels(combined: Any) -> list[str]:
     """Each module's name in an ``evaluate.combine`` (``<name>_0``, ``<name>_1`` for a name given twice)."""
     modules = list(combined.evaluation_modules)
@@ -154,6 +164,8 @@ class MetricsHook:
         # a list of sources goes through the input step, before anything loads (a set is refused)
         fixed = None if sources is None or isinstance(sources, str) else validate_texts(sources, "sources")
         self.extras: dict[str, Any] = {}
+        #: the call of one evaluate module of ours, resolved here and passed to each compute
+        self.call: Any = None
         if isinstance(metric, str):  # one call, resolved once (a per-segment input given is kept for each scoring)
             call = registry.resolve(metric, options)
             scorer: Any = registry.load_call(call)
@@ -163,7 +175,8 @@ class MetricsHook:
             if options and hasattr(scorer, "score"):
                 raise ValueError(f"options {sorted(options)} cannot change an already built scorer; pass them to "
                                  f"registry.load({name!r}, ...) or pass the metric's name with them")
-            if options:
+            self.call = _module_call(scorer, options)  # one module of ours: its call, resolved once
+            if options and self.call is None:
                 _check_module_options(scorer, options)
         self.scorer, self.tokenizer, self.options = scorer, tokenizer, options
         self.prefix, self.key, self.align_labels = prefix, prefix or name, align_labels
@@ -346,7 +359,8 @@ class MetricsHook:
             srcs = self.fixed
         if hasattr(self.scorer, "score"):
             return {self.key: float(self.scorer.score(hyps, refs, srcs, **self.extras).score)}
-        kwargs = {"predictions": hyps, "references": refs, **self.options}
+        kwargs = {"predictions": hyps, "references": refs,
+                  **(self.options if self.call is None else {"call": self.call})}
         if srcs is not None:
             kwargs["sources"] = srcs
         if getattr(self.scorer, "evaluation_modules", None) is not None:  # evaluate.combine

@@ -157,7 +157,7 @@ def warning_key(message: str) -> str:
     text = message.lower()
     if "truncat" in text or " cut " in text or "stopped at the generation" in text:
         return "truncation"
-    if "english" in text:
+    if "english" in text or "look like language" in text:  # the core's language check (core.language)
         return "non-english"
     if "segment" in text and ("at least" in text or "normalisation over" in text or "few" in text):
         return "tiny-corpus"
