@@ -101,7 +101,7 @@ def test_bertscore_equals_bert_score():
 def test_the_baselines_are_known_by_name_beside_the_metrics():
     assert registry.metric_names()[:5] == list(registry.REGISTRY)
     assert set(registry.BASELINES) == {"bleu", "chrf", "bertscore"}
-    assert sorted(nlgmetrics.list_metrics()) == ["datscore", "discotk", "rome", "sam", "texteval"]
+    assert sorted(nlgmetrics.list_metrics()) == sorted(registry.REGISTRY)  # every metric installed
     assert registry.facts("bleu").higher_is_better and registry.facts("bertscore").languages == ("en",)
     with pytest.raises(ValueError, match="unknown metric 'ter'; available: datscore, .*, bleu, chrf, bertscore"):
         registry.scorer_class("ter")

@@ -165,6 +165,20 @@ def test_option_errors_come_before_any_model_loads(toy, corpus, capsys, extra, m
     assert toy.setups == before  # nothing was built
 
 
+def test_the_resolver_checks_options_and_devices_in_each_surfaces_words(toy, corpus, capsys):
+    """Unknown options, device and dtype are checked by the resolver alone (the CLI no longer
+    checks them itself), worded as each surface writes them; a per-segment input given as an
+    option on the command line (where it comes as a file) is an unknown option there."""
+    with pytest.raises(ValueError, match=r"unknown device 'tpu' \(device=\); use auto"):
+        nlgmetrics.score("toy", HYPS, REFS, device="tpu")
+    with pytest.raises(ValueError, match=r"unknown option 'nope'; the options are: scale, lowercase"):
+        nlgmetrics.score("toy", HYPS, REFS, nope=1)
+    base = ["score", "toy", "-p", corpus["hyp"], "-r", corpus["ref"]]
+    _error(capsys, base + ["-o", "device=tpu"], match=r"unknown device 'tpu' (--device); use auto")
+    _error(capsys, base + ["-o", "offsets=[1,2,3]"], match="toy does not take option 'offsets'; it takes: scale")
+    assert cli.main(base + ["--offsets", corpus["off"], "-q"]) == 0  # as a file, it is the per-segment input
+
+
 def test_cuda_and_fp16_are_checked_up_front(toy, corpus, capsys):
     import torch
 
@@ -430,3 +444,24 @@ def test_number_files_take_plain_decimals_only(toy, corpus, tmp_path, capsys, ba
     good = _write(tmp_path, "good.txt", ["0.5", " .25 ", "-3", "+2", "5.", "1E-3", "1e+2", "0", "-0.0", "7"])
     assert cli.main(["score", "toy", "-p", corpus["hyp"], "-r", corpus["ref"], "--offsets", good, "-q"]) == 0
     capsys.readouterr()
+
+
+def test_meta_eval_takes_the_per_segment_flags_of_score(tmp_path, capsys):
+    """``meta-eval`` has score's generated per-segment flags: SAM's ``--base-scores FILE``, one
+    number per row of the JSON-lines file, scores as ``nlgmetrics.meta_eval`` with the same
+    list; a file of another length, or one with an EvalSet, is a one-line error."""
+    rows = [{"hyp": h, "ref": r, "human": float(k)} for k, (h, r) in enumerate(zip(HYPS, REFS))]
+    data = _write(tmp_path, "rows.jsonl", [json.dumps(r) for r in rows])
+    base = [0.9, 0.2, 0.5][:len(rows)] + [0.5] * max(0, len(rows) - 3)
+    scores = _write(tmp_path, "base.txt", [str(b) for b in base])
+    argv = ["meta-eval", "sam", data, "--human", "human", "--system-field", "", "--bootstrap", "0", "--json", "-q"]
+    assert cli.main(argv + ["--base-scores", scores]) == 0
+    got = _json(capsys)
+    want = nlgmetrics.meta_eval("sam", HYPS, REFS, human=[r["human"] for r in rows], base_scores=base, bootstrap=0,
+                                quiet=True)
+    assert got["signature"] == want["signature"] and "given" in got["signature"]
+    assert got["segment"]["pearson"]["value"] == pytest.approx(want["segment"]["pearson"]["value"], abs=1e-12)
+    short = _write(tmp_path, "short.txt", [str(b) for b in base[:-1]])
+    _error(capsys, argv + ["--base-scores", short], match=f"short.txt has {len(base) - 1} lines but {data} has")
+    _error(capsys, ["meta-eval", "sam", "--mtme", str(tmp_path), "--lp", "de-en", "--base-scores", scores],
+           match="--base-scores gives one number per row of a JSON-lines file; an EvalSet (--mtme) has none")

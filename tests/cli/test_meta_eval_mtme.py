@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.meta.test_mtme import SYSTEMS, build_evalset, wmt21_rows
 
 import nlgmetrics
 from nlgmetrics import cli
 from nlgmetrics.meta import mtme
 from tests.cli.test_records import HERE
+from tests.meta.test_mtme import SYSTEMS, build_evalset, wmt21_rows
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ from nlgmetrics.core.config import MetricConfig  # noqa: E402
 from tests.spaces.test_space_parts import _handler, _page  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("texteval", "sam", "discotk", "rome", "datscore")
+APPS = tuple(registry.REGISTRY)  # the metrics, by the registry alone
 #: per app: options that run offline (the page's initial ones stay as the app sets them; these
 #: are sent as the endpoint's named parameters); DATScore's model is the tiny M2M-100
 OPTIONS: Dict[str, Dict[str, Any]] = {"texteval": {"approach": "scaling", "features": "words"},

@@ -27,6 +27,7 @@ The package: :mod:`.directions` (direction names, augmentation languages, direct
 and :mod:`.scorer` (configuration and scorer). Each name below is imported from its module on
 first use (:mod:`nlgmetrics.core.lazy`): ``import nlgmetrics.datscore`` loads no model library.
 """
+# ruff: noqa: F401 - the exports are imported for type checkers only (tests/core/test_lazy_exports.py)
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

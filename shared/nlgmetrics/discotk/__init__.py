@@ -20,6 +20,7 @@ Files: :mod:`.config` (the options), :mod:`.combine` (normalisation, learned wei
 :mod:`.members` (party's non-discourse members), :mod:`.scorer` (the scorer). Each name below is
 imported from its module on first use (:mod:`nlgmetrics.core.lazy`).
 """
+# ruff: noqa: F401 - the exports are imported for type checkers only (tests/core/test_lazy_exports.py)
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -3,6 +3,7 @@
 (:class:`RoMe` and :class:`RoMeConfig`); :mod:`.fit` fits a network for a configuration
 that has no shipped one. Each name below is imported from its module on first use
 (:mod:`nlgmetrics.core.lazy`): ``import nlgmetrics.rome`` loads no model library."""
+# ruff: noqa: F401 - the exports are imported for type checkers only (tests/core/test_lazy_exports.py)
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

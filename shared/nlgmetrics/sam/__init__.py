@@ -21,6 +21,7 @@ to ``p * min(1, k / n)`` for a mismatch of n > k items (:func:`damped_p`; measur
 
 Each name is imported from its module on first use (:mod:`nlgmetrics.core.lazy`).
 """
+# ruff: noqa: F401 - the exports are imported for type checkers only (tests/core/test_lazy_exports.py)
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

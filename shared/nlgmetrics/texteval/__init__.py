@@ -61,6 +61,7 @@ The package: :mod:`.features` (tokens, tags, ambiguity classes, n-grams), :mod:`
 (distances, composites, scaling, standard sets) and :mod:`.scorer` (configuration and scorer).
 Each name below is imported from its module on first use (:mod:`nlgmetrics.core.lazy`).
 """
+# ruff: noqa: F401 - the exports are imported for type checkers only (tests/core/test_lazy_exports.py)
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
