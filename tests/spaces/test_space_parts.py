@@ -185,7 +185,11 @@ def test_free_text_settings_are_refused_and_choices_offered():
     assert isinstance(widgets["flag"], gr.Checkbox) and widgets["flag"].value is False
 
 
-def test_pool_resolves_a_request_once_and_keeps_a_scorer_per_configuration(toy):
+def test_pool_resolves_a_request_once_and_keeps_a_scorer_per_configuration(toy, monkeypatch):
+    from nlgmetrics.core import call as calls
+
+    # a GPU Space's runtime, faked on this CPU machine: the resolver's device check would refuse it
+    monkeypatch.setattr(calls, "check_device", lambda config, syntax=None: None)
     pool = ui.ScorerPool("toy")
     runtime = ui.Runtime("cuda", "bf16", False)
     # "" = the option's default; the page's device and dtype go to configurations that take them
