@@ -5,7 +5,8 @@ value), :func:`load` and :func:`load_call` (one scorer per normalised configurat
 :func:`meta_eval`, :func:`metric_path` and :func:`example`. Every surface (cli, space,
 integrations, the evaluate modules) imports these from here; the package root re-exports them.
 A metric is one registry line plus its package (``config.py`` declares its facts, presets and
-example; see :mod:`nlgmetrics.core.facts`).
+example; see :mod:`nlgmetrics.core.facts`), its evaluate module and its Space, found by name
+(:func:`metric_path`, :func:`space_path`; a metric of another tree: ``TREES``).
 
 >>> from nlgmetrics.registry import list_metrics
 >>> sorted(list_metrics())

@@ -10,11 +10,14 @@ Space and the Trainer hook. The rules, in order:
 2. the metric derives options from the per-segment inputs given
    (:meth:`~nlgmetrics.core.scorer.Scorer.call_options`: ``base_scores`` means ``base="given"``
    unless ``base`` is given);
-3. the caller's options apply on top of the preset (an evaluate configuration, a Space's
-   settings), and the configuration checks them all (an unknown name is an error listing the
-   options);
+3. an option the metric does not take is an error listing the options, worded as the surface
+   writes them (``syntax``: ``device=`` in Python, ``--device`` on the command line); the
+   caller's options apply on top of the preset (an evaluate configuration, a Space's
+   settings), and the configuration checks them all;
 4. the configuration says whether it takes those per-segment inputs
-   (:meth:`~nlgmetrics.core.scorer.Scorer.check_extra_names`).
+   (:meth:`~nlgmetrics.core.scorer.Scorer.check_extra_names`);
+5. ``device`` and ``dtype`` are checked as the models will resolve them (:func:`check_device`),
+   before anything loads. No surface checks options, devices or dtypes itself.
 
 A surface that sends some options with every call whatever the others are (``sent_always``:
 the Space's settings form always sends its ``profile``) has those dropped where the rest of the
