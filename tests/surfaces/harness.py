@@ -12,6 +12,7 @@ import io
 import json
 import math
 import re
+import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,9 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import nlgmetrics
 from nlgmetrics import cli
+
+#: this checkout (the Spaces are not installed with the package)
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 @dataclass
@@ -103,6 +107,10 @@ def run_cli(argv: List[str]) -> Tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
         warnings.simplefilter("always")  # a warning printed by an earlier call in this process is printed again
+        # printed to the standard error, as in a process of its own: pytest records the warnings of
+        # each test (its warnings plugin), which would keep them from the command's output
+        warnings.showwarning = warnings._showwarning_orig  # type: ignore[attr-defined]
+        warnings._showwarnmsg_impl = lambda msg: sys.stderr.write(warnings._formatwarnmsg(msg))  # type: ignore[attr-defined]
         try:
             code = cli.main(argv)
         except SystemExit as stop:
@@ -307,7 +315,7 @@ def space_app(case: Case) -> Any:
     tree puts it)."""
     import publish
 
-    return publish.load_app(Path(nlgmetrics.space_path(case.metric)) / "app.py")
+    return publish.load_app(Path(nlgmetrics.space_path(case.metric, tree=CHECKOUT)) / "app.py")
 
 
 def space_demo(case: Case) -> Tuple[Any, Any]:
