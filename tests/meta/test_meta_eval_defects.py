@@ -144,3 +144,22 @@ def test_the_candidate_search_of_a_large_item_equals_the_exact_search_at_its_thr
     monkeypatch.setattr(pairwise, "PAIR_BLOCK", 1000)
     approx = tie_calibrated_accuracy(metric, human, items)
     assert approx[0] == pytest.approx(exact[0], abs=1e-12) and approx[1] == pytest.approx(exact[1], abs=1e-9)
+
+
+@pytest.mark.parametrize("value", [0.1, 1 / 3, 0.7, 2.2, -5.0])
+def test_a_constant_row_has_no_pearson_correlation_as_in_scipy(value):
+    """A constant row (or a constant human side) gives nan, as scipy's pearsonr: rounding of its
+    centred sum used to leave it above 0 for some constants (0.7) and give 0.0; every other row
+    equals scipy's value."""
+    import numpy as np
+    from scipy.stats import pearsonr
+
+    from nlgmetrics.meta.batch_stats import pearson_rows
+
+    rng = np.random.default_rng(7)
+    rows = np.vstack([np.full(7, value), rng.normal(size=(3, 7))])
+    human = rng.normal(size=7)
+    got = pearson_rows(rows, human)
+    assert np.isnan(got[0])
+    assert got[1:] == pytest.approx([pearsonr(r, human)[0] for r in rows[1:]], abs=1e-12)
+    assert np.isnan(pearson_rows(rows, np.full(7, value))).all()
