@@ -95,24 +95,26 @@ def call_from_args(cls: Any, args: argparse.Namespace) -> Any:
     loads: a :class:`~nlgmetrics.core.call.Call`."""
     config_cls = cls.Config
     known = set(config_cls.names())
-    items: List[str] = list(getattr(args, "option", None) or [])
-    raw = {}
-    for item in items:
+    items: List[str] = []  # -o items of the configuration's options, parsed by their types
+    unknown: Dict[str, str] = {}  # the others, which the resolver refuses in CLI words
+    for item in getattr(args, "option", None) or []:
         if "=" not in item:
             raise CLIError(f"-o expects KEY=VALUE, got {item!r}")
         key, value = item.split("=", 1)
-        raw[key.strip().replace("-", "_")] = value
+        name = key.strip().replace("-", "_")
+        if name in known:
+            items.append(item)
+        else:
+            unknown[name] = value
     try:
         flags = cli_options.options_from_args(args, config_cls)
-        pairs = cli_options.parse_key_values([i for i in items if i.split("=", 1)[0].strip().replace("-", "_") in known],
-                                             config_cls)
+        pairs = cli_options.parse_key_values(items, config_cls)
     except ValueError as err:
         raise CLIError(str(err)) from None
     for key in set(flags) & set(pairs):
         if json.dumps(flags[key], default=str) != json.dumps(pairs[key], default=str):
             flag = f"--{key.replace('_', '-')}"
             raise CLIError(f"option {key} given twice with different values ({flag} and -o {key}=...)")
-    unknown = {k: v for k, v in raw.items() if k not in known}  # the resolver refuses them, in CLI words
     extras = [name[len("extra_"):] for name, path in vars(args).items() if name.startswith("extra_") and path]
     try:  # the core's one front door: unknown options, values, device and dtype; the per-segment
         # files are checked with the input files

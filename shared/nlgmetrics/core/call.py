@@ -95,10 +95,7 @@ def resolve(cls: Type["Scorer"], keywords: Mapping[str, Any], *, preset: Optiona
     inputs another way, the command line's files: ``-o base_scores=...`` is an unknown option).
     Unknown options, ``device`` and ``dtype`` are checked here, worded by ``syntax``."""
     options, extras = split(cls, keywords) if keyword_extras else (dict(keywords), {})
-    known = cls.Config.names()
-    unknown = [k for k in options if k not in known]
-    if unknown:
-        raise ValueError(syntax.unknown(name or cls.name, unknown, known))
+    cls.Config._known(options, lambda unknown, known: syntax.unknown(name or cls.name, unknown, known))
     extras = {k: v for k, v in extras.items() if v is not None}
     given = [*extras, *(n for n in extra_names if n not in extras)]
     options = {**dict(preset or {}), **cls.call_options(options, given)}

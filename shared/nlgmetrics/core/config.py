@@ -36,7 +36,7 @@ import typing
 from collections import abc
 from dataclasses import dataclass
 from types import MappingProxyType, UnionType
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import structured
 from .facts import HigherIsBetter
@@ -318,12 +318,16 @@ class MetricConfig:
         return cls(**options)
 
     @classmethod
-    def _known(cls, options: Mapping[str, Any]) -> None:
+    def _known(cls, options: Mapping[str, Any],
+               say: Optional[Callable[[List[str], List[str]], Optional[str]]] = None) -> None:
+        """``ValueError`` for an option the configuration does not have, listing the options;
+        ``say(unknown, known)``: the message in a surface's own words (``None``: these)."""
         known = cls.names()
         unknown = [k for k in options if k not in known]
         if unknown:
-            raise ValueError(f"unknown option{'s' if len(unknown) > 1 else ''} "
-                             f"{', '.join(map(repr, unknown))}; the options are: {', '.join(known)}")
+            raise ValueError((say(unknown, known) if say else None) or (
+                f"unknown option{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(map(repr, unknown))}; the options are: {', '.join(known)}"))
 
     @classmethod
     def parse_options(cls, items: Mapping[str, str]) -> Dict[str, Any]:

@@ -333,10 +333,10 @@ class ArgumentSyntax:
         """An option's name as the caller writes it (``device=``; ``--device`` on the command line)."""
         return f"{name}="
 
-    def unknown(self, metric: str, names: List[str], known: List[str]) -> str:
-        """The error for options the metric does not take."""
-        return (f"unknown option{'s' if len(names) > 1 else ''} {', '.join(map(repr, names))}; "
-                f"the options are: {', '.join(known)}")
+    def unknown(self, metric: str, names: List[str], known: List[str]) -> Optional[str]:
+        """The error for options the metric does not take; ``None``: the configuration's own
+        (``unknown option 'x'; the options are: ...``)."""
+        return None
 
 
 PYTHON_SYNTAX = ArgumentSyntax()

@@ -61,21 +61,25 @@ def _evaluation_pass() -> tuple[Any, int] | None:
     return (weakref.ref(active) if active is not None else None, len(loaders))
 
 
+def _ours(module: Any) -> bool:
+    """Whether ``module`` is an nlgmetrics ``evaluate`` module (it resolves calls itself)."""
+    return getattr(module, "preset", None) is not None and hasattr(module, "checked_call")
+
+
 def _check_module_options(module: Any, options: dict[str, Any]) -> None:
     """Options for an nlgmetrics ``evaluate`` module (or each one of an ``evaluate.combine``)
     checked against its configuration now (as its ``compute`` will), not at the first
-    evaluation hours into training."""
+    evaluation hours into training; another module's are checked by evaluate at compute."""
     for one in getattr(module, "evaluation_modules", None) or [module]:
-        if getattr(one, "preset", None) is None or not hasattr(one, "checked_call"):
-            continue  # not one of ours: evaluate checks at compute
-        one.checked_call({k: v for k, v in options.items() if k != "sources"})
+        if _ours(one):
+            one.checked_call({k: v for k, v in options.items() if k != "sources"})
 
 
 def _module_call(module: Any, options: dict[str, Any]) -> Any:
     """The call of an nlgmetrics ``evaluate`` module with ``options``, resolved once by it
     (``checked_call``), which its ``compute(call=...)`` takes without resolving again; ``None``
     for another module, an ``evaluate.combine`` or a scorer."""
-    if getattr(module, "preset", None) is None or not hasattr(module, "checked_call"):
+    if not _ours(module):
         return None
     call, _ = module.checked_call(options)
     return call
