@@ -13,8 +13,6 @@ results/workbench.png (the figure the README shows)."""
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import shutil
 import sys
 import tempfile
@@ -25,34 +23,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from common import RESULTS, SHARED_DATA, table, write_results  # noqa: E402
+from wmt21_evalset import FILE, SYSTEMS, read_rows, write_evalset  # noqa: E402
 
 LP = "de-en"
-SYSTEMS = ("Facebook-AI", "Online-A", "Online-B", "Online-W")
 
 
 def build_evalset(root: Path, n: int) -> None:
-    """The first ``n`` de-en segments (single-line sources) that every system of SYSTEMS has."""
-    rows = []
-    with gzip.open(SHARED_DATA / "wmt21_da_seg_toen_grouped.jsonl.gz", "rt", encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            if row["lp"] == LP and all(s in row["hyps"] for s in SYSTEMS) and "\n" not in row["src"]:
-                rows.append(row)
-                if len(rows) == n:
-                    break
-    for sub in ("sources", "references", f"system-outputs/{LP}", "documents", "human-scores"):
-        (root / sub).mkdir(parents=True, exist_ok=True)
-
-    def lines(path: Path, texts) -> None:
-        path.write_text("".join(f"{t}\n" for t in texts), encoding="utf-8")
-
-    lines(root / "sources" / f"{LP}.txt", [r["src"] for r in rows])
-    lines(root / "references" / f"{LP}.refA.txt", [r["ref"] for r in rows])
-    for s in SYSTEMS:
-        lines(root / "system-outputs" / LP / f"{s}.txt", [r["hyps"][s]["hyp"] for r in rows])
-    lines(root / "documents" / f"{LP}.docs", [f"news doc{k // 10}" for k in range(len(rows))])
-    lines(root / "human-scores" / f"{LP}.wmt-z.seg.score",
-          [f"{s}\t{r['hyps'][s]['human']!r}" for s in SYSTEMS for r in rows])
+    """The first ``n`` de-en segments (single-line sources) that every system of SYSTEMS has, in
+    documents of 10 segments."""
+    rows = read_rows(SHARED_DATA / FILE, LP, n)
+    write_evalset(root, rows, LP, documents=[f"news doc{k // 10}" for k in range(len(rows))], ref_as_output=False)
 
 
 def main() -> None:

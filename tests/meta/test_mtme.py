@@ -3,8 +3,6 @@ the WMT21 to-English rows in ../shared/data, read back; score files written and 
 format's errors named by file and line."""
 from __future__ import annotations
 
-import gzip
-import json
 import os
 from pathlib import Path
 
@@ -13,45 +11,24 @@ import pytest
 from nlgmetrics.core import files
 from nlgmetrics.meta import mtme
 from tests.conftest import SHARED
+from tests.wmt21_evalset import FILE, SYSTEMS, read_rows, write_evalset
 
-DATA = SHARED / "data" / "wmt21_da_seg_toen_grouped.jsonl.gz"
-SYSTEMS = ("Facebook-AI", "Online-A", "Online-B", "Online-W")
+DATA = SHARED / "data" / FILE
 
 
 def wmt21_rows(lp: str = "de-en", n: int = 12):
-    """The first ``n`` segments of ``lp`` that every system in SYSTEMS has, with two documents."""
+    """The first ``n`` segments of ``lp`` that every system in SYSTEMS has (skips without the data)."""
     if not DATA.exists():
         pytest.skip("../shared/data/wmt21_da_seg_toen_grouped.jsonl.gz is not here")
-    out = []
-    with gzip.open(DATA, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            if row["lp"] == lp and all(s in row["hyps"] for s in SYSTEMS) and "\n" not in row["src"]:
-                out.append(row)
-                if len(out) == n:
-                    break
-    return out
+    return read_rows(DATA, lp, n)
 
 
 def build_evalset(root: Path, rows, lp: str = "de-en", missing=(), with_docs: bool = True) -> Path:
-    """Write rows in mt-metrics-eval's exact layout under ``root`` (a test-set folder);
-    ``missing``: (system, segment) pairs whose human score is None."""
-    for sub in ("sources", "references", f"system-outputs/{lp}", "documents", "human-scores"):
-        (root / sub).mkdir(parents=True, exist_ok=True)
-    (root / "sources" / f"{lp}.txt").write_text("".join(r["src"] + "\n" for r in rows), encoding="utf-8")
-    (root / "references" / f"{lp}.refA.txt").write_text("".join(r["ref"] + "\n" for r in rows), encoding="utf-8")
-    (root / "system-outputs" / lp / "refA.txt").write_text("".join(r["ref"] + "\n" for r in rows), encoding="utf-8")
-    for s in SYSTEMS:
-        (root / "system-outputs" / lp / f"{s}.txt").write_text("".join(r["hyps"][s]["hyp"] + "\n" for r in rows),
-                                                               encoding="utf-8")
-    if with_docs:
-        half = len(rows) // 2
-        docs = [f"news doc{1 if k < half else 2}" for k in range(len(rows))]
-        (root / "documents" / f"{lp}.docs").write_text("".join(d + "\n" for d in docs), encoding="utf-8")
-    lines = [f"{s}\t{'None' if (s, k) in missing else repr(r['hyps'][s]['human'])}"
-             for s in SYSTEMS for k, r in enumerate(rows)]
-    (root / "human-scores" / f"{lp}.wmt-z.seg.score").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return root
+    """Write rows in mt-metrics-eval's exact layout under ``root`` (a test-set folder), in two
+    documents; ``missing``: (system, segment) pairs whose human score is None."""
+    half = len(rows) // 2
+    documents = [f"news doc{1 if k < half else 2}" for k in range(len(rows))] if with_docs else None
+    return write_evalset(root, rows, lp, missing=missing, documents=documents)
 
 
 def test_an_evalset_reads_back_as_written(tmp_path):
