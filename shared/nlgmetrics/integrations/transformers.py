@@ -67,22 +67,17 @@ def _ours(module: Any) -> bool:
 
 
 def _check_module_options(module: Any, options: dict[str, Any]) -> None:
-    """Options for an nlgmetrics ``evaluate`` module (or each one of an ``evaluate.combine``)
-    checked against its configuration now (as its ``compute`` will), not at the first
-    evaluation hours into training; another module's are checked by evaluate at compute."""
+    """Options for each module of ours (an ``evaluate.combine``'s too) checked now, as its
+    ``compute`` will, not hours into training; evaluate checks another module's at compute."""
     for one in getattr(module, "evaluation_modules", None) or [module]:
         if _ours(one):
             one.checked_call({k: v for k, v in options.items() if k != "sources"})
 
 
 def _module_call(module: Any, options: dict[str, Any]) -> Any:
-    """The call of an nlgmetrics ``evaluate`` module with ``options``, resolved once by it
-    (``checked_call``), which its ``compute(call=...)`` takes without resolving again; ``None``
-    for another module, an ``evaluate.combine`` or a scorer."""
-    if not _ours(module):
-        return None
-    call, _ = module.checked_call(options)
-    return call
+    """The call of a module of ours with ``options``, resolved once (``checked_call``), for its
+    ``compute(call=...)``; ``None`` for another module, an ``evaluate.combine`` or a scorer."""
+    return module.checked_call(options)[0] if _ours(module) else None
 
 
 def _combined_labels(combined: Any) -> list[str]:
